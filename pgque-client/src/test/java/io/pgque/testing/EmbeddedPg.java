@@ -62,6 +62,18 @@ public final class EmbeddedPg {
         return new TestDatabase(pg, name);
     }
 
+    /** The assembled engine install script from the classpath. */
+    public static String engineScript() {
+        try (var in = EmbeddedPg.class.getResourceAsStream("/io/pgque/client/pgque.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("io/pgque/client/pgque.sql not on the classpath; run the build");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A database on the shared server. */
     public static final class TestDatabase {
         private final EmbeddedPostgres pg;
@@ -96,6 +108,19 @@ public final class EmbeddedPg {
 
         public DataSource as(String user) {
             return pg.getDatabase(user, name);
+        }
+
+        /**
+         * Runs the bundled install script as the superuser, the way {@code psql -f} would. Tests of
+         * the Java installer use the client instead; this keeps engine tests independent of it.
+         */
+        public TestDatabase installEngine() {
+            try (Connection c = superuser().getConnection(); Statement s = c.createStatement()) {
+                s.execute(engineScript());
+            } catch (SQLException e) {
+                throw new IllegalStateException("engine install failed on " + name + ": " + e.getMessage(), e);
+            }
+            return this;
         }
     }
 }
