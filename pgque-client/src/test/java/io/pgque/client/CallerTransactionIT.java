@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgque.testing.EmbeddedPg;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -26,7 +25,7 @@ class CallerTransactionIT {
 
     @BeforeAll
     static void setUp() {
-        ds = EmbeddedPg.newDatabase("client_caller_tx").installEngine().superuser();
+        ds = ClientTesting.newDatabase("client_caller_tx").installEngine().superuser();
         pq = PgQue.using(ds);
         exec(ds, "create table side_effect (msg_id bigint primary key, payload text)");
         exec(ds, "create table sink_offsets (topic text primary key, next_offset bigint)");
@@ -91,7 +90,7 @@ class CallerTransactionIT {
             tx.consumer().ack(batch);
             throw new IllegalStateException("crash after ack, before commit");
         }));
-        assertEquals(0, queryLong(ds, "select count(*) from side_effect where msg_id = any(?)", sent.toArray(Long[]::new)));
+        assertEquals(0, queryLong(ds, "select count(*) from side_effect where msg_id = any(?)", (Object) sent.toArray(Long[]::new)));
 
         int processed = pq.inTransaction((tx, c) -> {
             Batch batch = tx.consumer().receive(q, "c").orElseThrow();
@@ -101,7 +100,7 @@ class CallerTransactionIT {
             return batch.size();
         });
         assertEquals(2, processed);
-        assertEquals(2, queryLong(ds, "select count(*) from side_effect where msg_id = any(?)", sent.toArray(Long[]::new)));
+        assertEquals(2, queryLong(ds, "select count(*) from side_effect where msg_id = any(?)", (Object) sent.toArray(Long[]::new)));
         tick(pq, q);
         assertTrue(pq.consumer().receive(q, "c").isEmpty(), "acked together with the side effects");
     }

@@ -1,5 +1,10 @@
 package io.pgque.client;
 
+import io.pgque.testing.EmbeddedPg;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +21,20 @@ final class ClientTesting {
     static final Duration DEADLINE = Duration.ofSeconds(20);
 
     private ClientTesting() {
+    }
+
+    /**
+     * A new database on the shared test server. Creates the JVM's temp directory first: the build
+     * points {@code java.io.tmpdir} at {@code target/tmp}, which a clean checkout does not have, and
+     * the embedded server unpacks itself there.
+     */
+    static EmbeddedPg.TestDatabase newDatabase(String prefix) {
+        try {
+            Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return EmbeddedPg.newDatabase(prefix);
     }
 
     /** Makes the queue tick now: force, then tick, each in its own transaction. */

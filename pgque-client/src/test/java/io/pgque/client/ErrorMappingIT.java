@@ -25,7 +25,7 @@ class ErrorMappingIT {
 
     @BeforeAll
     static void setUp() {
-        db = EmbeddedPg.newDatabase("client_errors").installEngine();
+        db = ClientTesting.newDatabase("client_errors").installEngine();
         pq = PgQue.using(db.superuser());
         pq.queues().create("q");
         pq.consumer().subscribe("q", "c");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgque.testing.EmbeddedPg;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,7 +28,7 @@ class InstallerIT {
 
     @Test
     void installsOnceAndReinstallsHarmlessly() {
-        PgQueInstaller installer = new PgQueInstaller(EmbeddedPg.newDatabase("client_install").superuser());
+        PgQueInstaller installer = new PgQueInstaller(ClientTesting.newDatabase("client_install").superuser());
         assertEquals(Optional.empty(), installer.installedVersion());
 
         assertTrue(installer.installIfMissing());
@@ -41,7 +40,7 @@ class InstallerIT {
 
     @Test
     void reinstallKeepsQueuesAndEvents() {
-        DataSource ds = EmbeddedPg.newDatabase("client_reinstall").superuser();
+        DataSource ds = ClientTesting.newDatabase("client_reinstall").superuser();
         PgQueInstaller installer = new PgQueInstaller(ds);
         installer.install();
         PgQue pq = PgQue.using(ds);
@@ -55,14 +54,14 @@ class InstallerIT {
 
     @Test
     void installOrUpgradeInstallsIntoAnEmptyDatabase() {
-        PgQueInstaller installer = new PgQueInstaller(EmbeddedPg.newDatabase("client_upgrade").superuser());
+        PgQueInstaller installer = new PgQueInstaller(ClientTesting.newDatabase("client_upgrade").superuser());
         assertTrue(installer.installOrUpgrade());
         assertFalse(installer.installOrUpgrade());
     }
 
     @Test
     void concurrentInstallersInstallExactlyOnce() throws Exception {
-        PgQueInstaller installer = new PgQueInstaller(EmbeddedPg.newDatabase("client_install_race").superuser());
+        PgQueInstaller installer = new PgQueInstaller(ClientTesting.newDatabase("client_install_race").superuser());
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
             List<Future<Boolean>> results = new ArrayList<>();
@@ -81,8 +80,23 @@ class InstallerIT {
     }
 
     @Test
+    void neverDowngrades() {
+        DataSource ds = ClientTesting.newDatabase("client_downgrade").superuser();
+        PgQueInstaller installer = new PgQueInstaller(ds);
+        installer.install();
+        // pretend a newer engine is installed (the engine records its version in engine_info)
+        exec(ds, "update pgque.engine_info set engine_version = '999.0.0'");
+
+        assertFalse(installer.installOrUpgrade(), "a newer engine is left alone");
+        assertFalse(installer.installIfMissing());
+        InstallRefusedException e = assertThrows(InstallRefusedException.class, installer::install);
+        assertTrue(e.getMessage().contains("999.0.0"), e.getMessage());
+        assertEquals(Optional.of("999.0.0"), installer.installedVersion());
+    }
+
+    @Test
     void refusesToOverwriteAForeignPgqueSchema() {
-        DataSource ds = EmbeddedPg.newDatabase("client_foreign").superuser();
+        DataSource ds = ClientTesting.newDatabase("client_foreign").superuser();
         exec(ds, "create schema pgque");
         exec(ds, "create function pgque.version() returns text language sql as $$ select '0.3.0-devel' $$");
         exec(ds, "create table pgque.queue (queue_id serial primary key, queue_name text unique)");

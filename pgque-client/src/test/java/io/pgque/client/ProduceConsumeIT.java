@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgque.testing.EmbeddedPg;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,7 +28,7 @@ class ProduceConsumeIT {
 
     @BeforeAll
     static void setUp() {
-        ds = EmbeddedPg.newDatabase("client_produce").installEngine().superuser();
+        ds = ClientTesting.newDatabase("client_produce").installEngine().superuser();
         pq = PgQue.using(ds);
     }
 
