@@ -82,9 +82,10 @@ public final class Producer {
         if (e.extra3() != null || e.extra4() != null) {
             return sendIdemBatch(queue, List.of(event), ttl).get(0);
         }
+        double ttlSeconds = Intervals.seconds(ttl);
         return db.run("send event with idempotency key '" + event.idemKey() + "' to queue '" + queue + "'",
                 c -> Sql.one(c, SEND_IDEM, Producer::idemResult, queue, e.type(), e.payload(),
-                        event.idemKey(), Intervals.seconds(ttl), e.partitionKey()));
+                        event.idemKey(), ttlSeconds, e.partitionKey()));
     }
 
     /**

@@ -117,8 +117,9 @@ public final class SlotConsumer {
     }
 
     /**
-     * Gives up this worker's lease on {@code slot}; refused by the engine while the slot has an
-     * open batch (ack first).
+     * Gives up this worker's lease on {@code slot}; refused by the engine (a
+     * {@link PgQueException} with SQLSTATE {@code 55000}) while the slot has an open batch: ack
+     * first.
      *
      * @return true if released, false if this worker did not hold the lease
      */
@@ -172,6 +173,15 @@ public final class SlotConsumer {
         double seconds = Intervals.seconds(retryAfter);
         db.run(what("nack message " + message.msgId() + " on slot " + slot), c -> Sql.count(c, NACK,
                 queue, consumer, slot, n, workerId, message.msgId(), message.batchId(), seconds, reason));
+    }
+
+    /**
+     * The slot events with partition key {@code key} go to (a null key goes to slot 0), as the
+     * engine computes it; stable across PostgreSQL versions.
+     */
+    public int slotOf(String key) {
+        return db.run(what("compute slot of a key"),
+                c -> Sql.one(c, "select pgque.slot_of(?, ?)", rs -> rs.getInt(1), key, n));
     }
 
     /** Lease and position of every slot of this consumer, by slot. */

@@ -76,21 +76,6 @@ final class ClientTesting {
         }
     }
 
-    /** Whether the engine has a function of that name in schema pgque (for not-yet-landed APIs). */
-    static boolean engineHas(DataSource ds, String function) {
-        try (Connection c = ds.getConnection();
-             PreparedStatement ps = c.prepareStatement("select exists (select 1 from pg_proc p join "
-                     + "pg_namespace n on n.oid = p.pronamespace where n.nspname = 'pgque' and p.proname = ?)")) {
-            ps.setString(1, function);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Runs a fixed statement (test set-up only; never built from values). */
     static void exec(DataSource ds, String sql) {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {

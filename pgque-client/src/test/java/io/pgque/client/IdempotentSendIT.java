@@ -2,12 +2,10 @@ package io.pgque.client;
 
 import static io.pgque.client.ClientTesting.await;
 import static io.pgque.client.ClientTesting.awaitBatch;
-import static io.pgque.client.ClientTesting.engineHas;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,7 +16,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Idempotent sends. Skipped while the engine has no {@code send_idem} yet. */
+/** Idempotent sends, one at a time and in batches. */
 class IdempotentSendIT {
 
     private static final Duration HOUR = Duration.ofHours(1);
@@ -29,7 +27,6 @@ class IdempotentSendIT {
     @BeforeAll
     static void setUp() {
         ds = ClientTesting.newDatabase("client_idem").installEngine().superuser();
-        assumeTrue(engineHas(ds, "send_idem"), "the engine has no send_idem yet");
         pq = PgQue.using(ds);
     }
 
@@ -68,7 +65,6 @@ class IdempotentSendIT {
 
     @Test
     void batchResultsAreAlignedWithTheInput() {
-        assumeTrue(engineHas(ds, "send_idem_events"), "the engine has no send_idem_events yet");
         String q = queueWithConsumer("q_idem_batch");
         long earlier = pq.producer().sendIdem(q, IdempotentEvent.of("k2", Event.of("earlier")), HOUR)
                 .eventId().getAsLong();
@@ -89,7 +85,6 @@ class IdempotentSendIT {
 
     @Test
     void keyRepeatedWithinOneBatchIsSentOnce() {
-        assumeTrue(engineHas(ds, "send_idem_events"), "the engine has no send_idem_events yet");
         String q = queueWithConsumer("q_idem_repeat");
         List<SendIdemResult> results = pq.producer().sendIdemBatch(q, List.of(
                 IdempotentEvent.of("same", Event.of("first")),

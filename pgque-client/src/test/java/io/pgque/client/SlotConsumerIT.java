@@ -1,14 +1,12 @@
 package io.pgque.client;
 
 import static io.pgque.client.ClientTesting.await;
-import static io.pgque.client.ClientTesting.engineHas;
 import static io.pgque.client.ClientTesting.tick;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -21,9 +19,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Partitioned consumers through {@link SlotConsumer}. Skipped while the engine has no partition
- * slot functions yet. Key routing for N = 2 (pinned by the engine spec): tenant-a to slot 0,
- * tenant-b and tenant-c to slot 1.
+ * Partitioned consumers through {@link SlotConsumer}. Key routing for N = 2 (pinned by the
+ * engine spec): tenant-a to slot 0, tenant-b and tenant-c to slot 1.
  */
 class SlotConsumerIT {
 
@@ -35,8 +32,6 @@ class SlotConsumerIT {
     @BeforeAll
     static void setUp() {
         ds = ClientTesting.newDatabase("client_slots").installEngine().superuser();
-        assumeTrue(engineHas(ds, "claim_slot") && engineHas(ds, "read_batch_partitioned"),
-                "the engine has no partition slot API yet");
         pq = PgQue.using(ds);
     }
 
@@ -56,6 +51,8 @@ class SlotConsumerIT {
         SlotConsumer w2 = pq.slotConsumer(q, "g", 2, "w2");
         w1.subscribe();
         w2.subscribe();
+        assertEquals(List.of(0, 1, 1, 0), List.of(w1.slotOf("tenant-a"), w1.slotOf("tenant-b"),
+                w1.slotOf("tenant-c"), w1.slotOf(null)));
         send(q, "tenant-a", "a1");
         send(q, "tenant-b", "b1");
         send(q, "tenant-c", "c1");
@@ -138,7 +135,9 @@ class SlotConsumerIT {
         Batch reissued = w2.receive(0).orElseThrow();
         assertEquals(payloads(seen), payloads(reissued), "the heir gets the still-open batch");
         assertThrows(SlotFencedException.class, () -> w1.ack(0));
-        assertThrows(PgQueException.class, () -> w2.release(0), "no release while a batch is open");
+        PgQueException refused = assertThrows(PgQueException.class, () -> w2.release(0),
+                "no release while a batch is open");
+        assertEquals("55000", refused.sqlState());
         w2.ack(0);
         assertTrue(w2.release(0));
     }
