@@ -11,6 +11,7 @@ import java.util.List;
  */
 public record Batch(long batchId, List<Message> messages) {
 
+    /** Copies {@code messages}; a batch always has at least one message. */
     public Batch {
         messages = List.copyOf(messages);
         if (messages.isEmpty()) {
@@ -18,6 +19,7 @@ public record Batch(long batchId, List<Message> messages) {
         }
     }
 
+    /** Number of messages in the batch. */
     public int size() {
         return messages.size();
     }

@@ -27,22 +27,27 @@ public record Event(String type, String payload, String partitionKey, String ext
         return new Event(type, payload, null, null, null, null);
     }
 
+    /** A copy with another type (null: the engine's {@code default}). */
     public Event withType(String newType) {
         return new Event(newType, payload, partitionKey, extra2, extra3, extra4);
     }
 
+    /** A copy with a partition key: events with equal keys go to the same slot, in order. */
     public Event withPartitionKey(String key) {
         return new Event(type, payload, key, extra2, extra3, extra4);
     }
 
+    /** A copy with {@code extra2} set (not allowed for idempotent sends, which store the key there). */
     public Event withExtra2(String value) {
         return new Event(type, payload, partitionKey, value, extra3, extra4);
     }
 
+    /** A copy with {@code extra3} set. */
     public Event withExtra3(String value) {
         return new Event(type, payload, partitionKey, extra2, value, extra4);
     }
 
+    /** A copy with {@code extra4} set. */
     public Event withExtra4(String value) {
         return new Event(type, payload, partitionKey, extra2, extra3, value);
     }

@@ -15,6 +15,7 @@ import java.util.Objects;
  */
 public record IdempotentEvent(String idemKey, Event event) {
 
+    /** Checks that the key is present and that the event leaves {@code extra2} to it. */
     public IdempotentEvent {
         Objects.requireNonNull(idemKey, "idemKey");
         Objects.requireNonNull(event, "event");
@@ -23,6 +24,7 @@ public record IdempotentEvent(String idemKey, Event event) {
         }
     }
 
+    /** The event {@code event} sent under idempotency key {@code idemKey}. */
     public static IdempotentEvent of(String idemKey, Event event) {
         return new IdempotentEvent(idemKey, event);
     }

@@ -28,6 +28,7 @@ public class PgQueException extends RuntimeException {
             "57P03"  // cannot_connect_now
     );
 
+    /** The database's SQLSTATE, or null. */
     private final String sqlState;
 
     /** An error detected by the client itself, not reported by the database. */

@@ -37,6 +37,10 @@ public final class PgQueInstaller {
 
     private final DataSource dataSource;
 
+    /**
+     * An installer connecting through {@code dataSource}, whose role must be allowed to create
+     * the schema, roles and functions.
+     */
     public PgQueInstaller(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }

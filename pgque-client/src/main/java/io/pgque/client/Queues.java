@@ -73,26 +73,32 @@ public final class Queues {
         setConfig(queue, param, null);
     }
 
+    /** A tick is due once this many events wait (fewer, larger batches when higher). */
     public void setTickerMaxCount(String queue, int events) {
         setConfig(queue, QueueParam.TICKER_MAX_COUNT, Integer.toString(events));
     }
 
+    /** A tick is due once events have waited this long: the upper bound on delivery latency from ticking. */
     public void setTickerMaxLag(String queue, Duration lag) {
         setConfig(queue, QueueParam.TICKER_MAX_LAG, Intervals.text(lag));
     }
 
+    /** Longest gap between ticks while nothing is sent (idle ticks let consumers see they are caught up). */
     public void setTickerIdlePeriod(String queue, Duration period) {
         setConfig(queue, QueueParam.TICKER_IDLE_PERIOD, Intervals.text(period));
     }
 
+    /** Pauses or resumes ticking of the queue; while paused, no new batches form. */
     public void setTickerPaused(String queue, boolean paused) {
         setConfig(queue, QueueParam.TICKER_PAUSED, Boolean.toString(paused));
     }
 
+    /** How often event tables rotate; events live about two to three periods once consumed. */
     public void setRotationPeriod(String queue, Duration period) {
         setConfig(queue, QueueParam.ROTATION_PERIOD, Intervals.text(period));
     }
 
+    /** Whether ticks are pushed from outside (then {@code ticker()} refuses the queue). */
     public void setExternalTicker(String queue, boolean external) {
         setConfig(queue, QueueParam.EXTERNAL_TICKER, Boolean.toString(external));
     }

@@ -52,10 +52,12 @@ public final class SlotConsumer {
         this.n = n;
     }
 
+    /** The queue read. */
     public String queue() {
         return queue;
     }
 
+    /** The logical consumer name (its slots are subscriptions named {@code consumer#k/N}). */
     public String consumer() {
         return consumer;
     }
@@ -65,6 +67,7 @@ public final class SlotConsumer {
         return n;
     }
 
+    /** The id this worker claims leases under. */
     public String workerId() {
         return workerId;
     }
