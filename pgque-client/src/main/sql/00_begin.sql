@@ -1,6 +1,15 @@
 -- PgQue engine for pgque-kafka-connect: the install and upgrade script.
+-- pgque-engine-version: @ENGINE_VERSION@
 --
--- Assembled by the build from pgque-client/src/main/sql/*.sql in file-name order.
--- Run it with `psql -f pgque.sql` or through io.pgque.client.PgQueInstaller. It runs in one
--- transaction: if any check fails, nothing is changed.
+-- Assembled by the build from pgque-client/src/main/sql/*.sql in file-name order, one file per
+-- concern. Run it with `psql -f pgque.sql` or through the Java client's installer. It runs in
+-- one transaction: if any check fails, nothing at all is changed. Running it again is harmless:
+-- every object is created only when missing or replaced by an identical definition.
+--
+-- Requirements: PostgreSQL 14 or newer; a role that owns the database (or may create schemas
+-- in it) and has CREATEROLE. No superuser, no extension.
 BEGIN;
+
+-- The version this script installs, for the guard below and for pgque.version().
+SELECT set_config('pgque.install_version', '@ENGINE_VERSION@', true);
+SET LOCAL client_min_messages = warning;

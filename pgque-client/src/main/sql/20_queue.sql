@@ -1,0 +1,175 @@
+-- Queue life cycle: create, drop, configure. Admin only.
+
+-- Internal: the queue row, or a PQ001 error naming the queue.
+CREATE OR REPLACE FUNCTION pgque.find_queue(i_queue_name text)
+RETURNS pgque.queue
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+BEGIN
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'PQ001';
+    END IF;
+    RETURN q;
+END
+$$;
+
+-- Internal: the current transaction id as a bigint (for the rotation bookkeeping columns).
+CREATE OR REPLACE FUNCTION pgque.current_txid()
+RETURNS bigint
+LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog AS $$
+    SELECT pg_current_xact_id()::text::bigint
+$$;
+
+-- Internal: the event sequence's latest value (0 before the first event).
+CREATE OR REPLACE FUNCTION pgque.seq_last_value(i_seq text)
+RETURNS bigint
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT coalesce(pg_sequence_last_value(i_seq::regclass), 0)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_id    int4;
+    v_pfx   text;
+    v_table text;
+    v_ntables int4;
+BEGIN
+    IF i_queue_name IS NULL OR i_queue_name = '' THEN
+        RAISE EXCEPTION 'queue name must not be null or empty' USING ERRCODE = '22023';
+    END IF;
+    -- The NOTIFY channel pgque_<name> must fit PostgreSQL's 63-byte identifier limit.
+    IF octet_length(i_queue_name) > 57 THEN
+        RAISE EXCEPTION 'queue name too long: % bytes, at most 57 allowed', octet_length(i_queue_name)
+            USING ERRCODE = '22023';
+    END IF;
+    PERFORM 1 FROM pgque.queue WHERE queue_name = i_queue_name;
+    IF FOUND THEN
+        RETURN 0;
+    END IF;
+
+    v_id := nextval(pg_get_serial_sequence('pgque.queue', 'queue_id'));
+    v_pfx := 'event_' || v_id;
+    INSERT INTO pgque.queue (queue_id, queue_name, queue_switch_step1, queue_switch_step2,
+                             queue_data_pfx, queue_event_seq, queue_tick_seq)
+    VALUES (v_id, i_queue_name, pgque.current_txid(), pgque.current_txid(),
+            'pgque.' || v_pfx, 'pgque.' || v_pfx || '_id_seq', 'pgque.' || v_pfx || '_tick_seq')
+    RETURNING queue_ntables INTO v_ntables;
+
+    EXECUTE format('CREATE SEQUENCE pgque.%I', v_pfx || '_id_seq');
+    EXECUTE format('CREATE SEQUENCE pgque.%I', v_pfx || '_tick_seq');
+    EXECUTE format('CREATE TABLE pgque.%I () INHERITS (pgque.event_template)', v_pfx);
+    FOR i IN 0 .. v_ntables - 1 LOOP
+        v_table := v_pfx || '_' || i;
+        -- Append-only tables emptied by TRUNCATE: nothing for autovacuum to do, no free space
+        -- to leave on pages.
+        EXECUTE format('CREATE TABLE pgque.%I () INHERITS (pgque.%I)
+                        WITH (fillfactor = 100, autovacuum_enabled = false, toast.autovacuum_enabled = false)',
+                       v_table, v_pfx);
+        EXECUTE format('ALTER TABLE pgque.%I ALTER COLUMN ev_id SET DEFAULT nextval(%L)',
+                       v_table, 'pgque.' || v_pfx || '_id_seq');
+        EXECUTE format('CREATE INDEX %I ON pgque.%I (ev_txid)', v_table || '_txid_idx', v_table);
+        EXECUTE format('GRANT SELECT ON pgque.%I TO pgque_reader', v_table);
+        EXECUTE format('GRANT ALL ON pgque.%I TO pgque_admin', v_table);
+    END LOOP;
+    EXECUTE format('GRANT SELECT ON pgque.%I TO pgque_reader', v_pfx);
+    EXECUTE format('GRANT ALL ON pgque.%I TO pgque_admin', v_pfx);
+
+    -- A first tick so that consumers can subscribe at once.
+    PERFORM pgque.insert_tick(v_id);
+    RETURN 1;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.drop_queue(x_queue_name text, x_force boolean)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    c record;
+BEGIN
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue not found: %', x_queue_name USING ERRCODE = 'PQ001';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pgque.subscription WHERE sub_queue = q.queue_id) THEN
+        IF NOT coalesce(x_force, false) THEN
+            RAISE EXCEPTION 'cannot drop queue %, consumers still attached', x_queue_name
+                USING ERRCODE = '55006';
+        END IF;
+        FOR c IN SELECT co.co_name FROM pgque.subscription s JOIN pgque.consumer co ON co.co_id = s.sub_consumer
+                  WHERE s.sub_queue = q.queue_id LOOP
+            PERFORM pgque.unregister_consumer(x_queue_name, c.co_name);
+        END LOOP;
+    END IF;
+    DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id;
+    EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', q.queue_data_pfx);
+    DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
+    EXECUTE format('DROP SEQUENCE IF EXISTS %s', q.queue_event_seq);
+    EXECUTE format('DROP SEQUENCE IF EXISTS %s', q.queue_tick_seq);
+    DELETE FROM pgque.queue WHERE queue_id = q.queue_id;
+    RETURN 1;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.drop_queue(x_queue_name text)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.drop_queue(x_queue_name, false)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.set_queue_config(x_queue_name text, x_param_name text, x_param_value text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_param text := lower(regexp_replace(coalesce(x_param_name, ''), '^queue_', ''));
+    v_column text;
+    v_type text;
+BEGIN
+    PERFORM pgque.find_queue(x_queue_name);
+    -- Only these columns may be set; the column name comes from this list, never from input.
+    SELECT col, typ INTO v_column, v_type FROM (VALUES
+        ('ticker_max_count',   'queue_ticker_max_count',   'int4'),
+        ('ticker_max_lag',     'queue_ticker_max_lag',     'interval'),
+        ('ticker_idle_period', 'queue_ticker_idle_period', 'interval'),
+        ('ticker_paused',      'queue_ticker_paused',      'boolean'),
+        ('rotation_period',    'queue_rotation_period',    'interval'),
+        ('external_ticker',    'queue_external_ticker',    'boolean'),
+        ('disable_insert',     'queue_disable_insert',     'boolean'),
+        ('max_retries',        'queue_max_retries',        'int4')
+    ) AS p(name, col, typ) WHERE p.name = v_param;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown queue parameter: % (allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries)',
+            x_param_name USING ERRCODE = '22023';
+    END IF;
+    IF x_param_value IS NOT NULL THEN
+        BEGIN
+            IF v_type = 'int4' THEN
+                IF (v_param = 'max_retries' AND x_param_value::int4 < 0)
+                   OR (v_param <> 'max_retries' AND x_param_value::int4 <= 0) THEN
+                    RAISE EXCEPTION USING ERRCODE = '22023';
+                END IF;
+            ELSIF v_type = 'interval' THEN
+                IF x_param_value::interval <= interval '0' OR NOT isfinite(x_param_value::interval) THEN
+                    RAISE EXCEPTION USING ERRCODE = '22023';
+                END IF;
+            ELSE
+                PERFORM x_param_value::boolean;
+            END IF;
+        EXCEPTION WHEN data_exception OR invalid_parameter_value OR invalid_text_representation OR datetime_field_overflow THEN
+            RAISE EXCEPTION 'invalid value for %: % (expected a % %)', v_param, x_param_value,
+                CASE WHEN v_type = 'boolean' THEN '' WHEN v_param = 'max_retries' THEN 'non-negative' ELSE 'positive, finite' END,
+                v_type USING ERRCODE = '22023';
+        END;
+        EXECUTE format('UPDATE pgque.queue SET %I = $1::%s WHERE queue_name = $2', v_column, v_type)
+            USING x_param_value, x_queue_name;
+    ELSE
+        EXECUTE format('UPDATE pgque.queue SET %I = DEFAULT WHERE queue_name = $1', v_column)
+            USING x_queue_name;
+    END IF;
+    RETURN 1;
+END
+$$;

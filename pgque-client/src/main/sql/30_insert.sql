@@ -1,0 +1,146 @@
+-- Producing: every path ends in pgque.insert_events_raw, which writes into the queue's active
+-- event table. Writer role.
+
+-- Internal: the one place that writes event rows. Ids are drawn in a block and handed out in
+-- ascending order of input position, so events sent together keep their order (ev_id order is
+-- delivery order inside a batch). Returns the ids aligned with the input arrays.
+CREATE OR REPLACE FUNCTION pgque.insert_events_raw(
+    i_queue pgque.queue, i_types text[], i_payloads text[],
+    i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_n     int := coalesce(cardinality(i_payloads), 0);
+    v_ids   bigint[];
+    v_cur   int4;
+BEGIN
+    IF v_n = 0 THEN
+        RETURN '{}'::bigint[];
+    END IF;
+    IF i_queue.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
+        RAISE EXCEPTION 'Insert into queue disallowed: %', i_queue.queue_name USING ERRCODE = '55000';
+    END IF;
+    -- Take the transaction id before reading the active table: rotation's step 2 marks the
+    -- first transaction id that certainly writes to the new table, and an id drawn after a
+    -- stale read of the old table number would break that promise.
+    PERFORM pg_current_xact_id();
+    SELECT queue_cur_table INTO v_cur FROM pgque.queue WHERE queue_id = i_queue.queue_id;
+    v_ids := ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, v_n) ORDER BY 1);
+    EXECUTE format(
+        'INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+         SELECT $1[u.ord], now(), NULL, NULL, coalesce($2[u.ord], ''default''), u.payload,
+                $4[u.ord], $5[u.ord], $6[u.ord], $7[u.ord]
+           FROM unnest($3) WITH ORDINALITY AS u(payload, ord)',
+        i_queue.queue_data_pfx || '_' || v_cur)
+    USING v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4;
+    RETURN v_ids;
+END
+$$;
+
+-- Internal: argument checks shared by the array forms.
+CREATE OR REPLACE FUNCTION pgque.check_event_arrays(
+    i_payloads text[], i_types text[], i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_n int;
+BEGIN
+    IF i_payloads IS NULL THEN
+        RAISE EXCEPTION 'payloads must not be null' USING ERRCODE = '22023';
+    END IF;
+    IF array_ndims(i_payloads) > 1 THEN
+        RAISE EXCEPTION 'payloads must be a one-dimensional array' USING ERRCODE = '22023';
+    END IF;
+    v_n := cardinality(i_payloads);
+    IF (i_types IS NOT NULL AND cardinality(i_types) <> v_n)
+       OR (i_extra1 IS NOT NULL AND cardinality(i_extra1) <> v_n)
+       OR (i_extra2 IS NOT NULL AND cardinality(i_extra2) <> v_n)
+       OR (i_extra3 IS NOT NULL AND cardinality(i_extra3) <> v_n)
+       OR (i_extra4 IS NOT NULL AND cardinality(i_extra4) <> v_n) THEN
+        RAISE EXCEPTION 'every non-null array must have as many elements as payloads (%)', v_n
+            USING ERRCODE = '22023';
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_data text,
+    ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
+RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT (pgque.insert_events_raw(pgque.find_queue(queue_name), ARRAY[ev_type], ARRAY[ev_data],
+            ARRAY[ev_extra1], ARRAY[ev_extra2], ARRAY[ev_extra3], ARRAY[ev_extra4]))[1]
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_data text)
+RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(queue_name, ev_type, ev_data, NULL, NULL, NULL, NULL)
+$$;
+
+-- The modern send API. jsonb payloads are stored as their canonical text; text payloads
+-- verbatim.
+CREATE OR REPLACE FUNCTION pgque.send(queue_name text, payload jsonb) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(queue_name, 'default', payload::text, NULL, NULL, NULL, NULL)
+$$;
+CREATE OR REPLACE FUNCTION pgque.send(queue_name text, payload text) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(queue_name, 'default', payload, NULL, NULL, NULL, NULL)
+$$;
+CREATE OR REPLACE FUNCTION pgque.send(queue_name text, type_name text, payload jsonb) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(queue_name, type_name, payload::text, NULL, NULL, NULL, NULL)
+$$;
+CREATE OR REPLACE FUNCTION pgque.send(queue_name text, type_name text, payload text) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(queue_name, type_name, payload, NULL, NULL, NULL, NULL)
+$$;
+-- Keyed send: the partition key goes to ev_extra1 (no default on the key, so these never
+-- collide with the three-argument forms).
+CREATE OR REPLACE FUNCTION pgque.send(i_queue text, i_type text, i_payload jsonb, i_partition_key text) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(i_queue, i_type, i_payload::text, i_partition_key, NULL, NULL, NULL)
+$$;
+CREATE OR REPLACE FUNCTION pgque.send(i_queue text, i_type text, i_payload text, i_partition_key text) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.insert_event(i_queue, i_type, i_payload, i_partition_key, NULL, NULL, NULL)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.send_events(i_queue text, i_types text[], i_payloads text[],
+    i_partition_keys text[] DEFAULT NULL, i_extra2 text[] DEFAULT NULL,
+    i_extra3 text[] DEFAULT NULL, i_extra4 text[] DEFAULT NULL)
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+BEGIN
+    PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_extra2, i_extra3, i_extra4);
+    q := pgque.find_queue(i_queue);
+    RETURN pgque.insert_events_raw(q, i_types, i_payloads, i_partition_keys, i_extra2, i_extra3, i_extra4);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads text[]) RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    PERFORM pgque.check_event_arrays(payloads, NULL, NULL, NULL, NULL, NULL);
+    IF cardinality(payloads) = 0 THEN
+        RETURN '{}'::bigint[];
+    END IF;
+    RETURN pgque.insert_events_raw(pgque.find_queue(queue_name),
+        array_fill(coalesce(type_name, 'default'), ARRAY[cardinality(payloads)]), payloads,
+        NULL, NULL, NULL, NULL);
+END
+$$;
+CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads text[]) RETURNS bigint[]
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.send_batch(queue_name, 'default', payloads)
+$$;
+CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads jsonb[]) RETURNS bigint[]
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.send_batch(queue_name, type_name, payloads::text[])
+$$;
+CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads jsonb[]) RETURNS bigint[]
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.send_batch(queue_name, 'default', payloads::text[])
+$$;

@@ -1,0 +1,336 @@
+-- Consuming: subscriptions, batches, and which events a batch holds. Reader role.
+
+CREATE OR REPLACE FUNCTION pgque.register_consumer_at(x_queue_name text, x_consumer_name text, x_tick_pos bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_co int4;
+    v_tick bigint;
+BEGIN
+    q := pgque.find_queue(x_queue_name);
+    IF x_consumer_name IS NULL OR x_consumer_name = '' THEN
+        RAISE EXCEPTION 'consumer name must not be null or empty' USING ERRCODE = '22023';
+    END IF;
+    IF x_tick_pos IS NULL THEN
+        SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
+        IF v_tick IS NULL THEN
+            RAISE EXCEPTION 'queue % has no ticks yet; run the ticker first', x_queue_name USING ERRCODE = '55000';
+        END IF;
+    ELSE
+        SELECT tick_id INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = x_tick_pos;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'tick % of queue % does not exist (any more)', x_tick_pos, x_queue_name USING ERRCODE = '22023';
+        END IF;
+    END IF;
+    INSERT INTO pgque.consumer (co_name) VALUES (x_consumer_name) ON CONFLICT (co_name) DO NOTHING;
+    SELECT co_id INTO v_co FROM pgque.consumer WHERE co_name = x_consumer_name;
+    INSERT INTO pgque.subscription (sub_queue, sub_consumer, sub_last_tick)
+    VALUES (q.queue_id, v_co, v_tick)
+    ON CONFLICT (sub_queue, sub_consumer) DO NOTHING;
+    IF FOUND THEN
+        RETURN 1;
+    END IF;
+    IF x_tick_pos IS NOT NULL THEN
+        -- Reposition an existing subscription; its open batch, if any, is abandoned.
+        UPDATE pgque.subscription
+           SET sub_last_tick = v_tick, sub_batch = NULL, sub_next_tick = NULL, sub_active = now()
+         WHERE sub_queue = q.queue_id AND sub_consumer = v_co;
+    END IF;
+    RETURN 0;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.register_consumer(x_queue_name text, x_consumer_name text)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.register_consumer_at(x_queue_name, x_consumer_name, NULL)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.unregister_consumer(x_queue_name text, x_consumer_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    s pgque.subscription;
+BEGIN
+    q := pgque.find_queue(x_queue_name);
+    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = q.queue_id AND c.co_name = x_consumer_name
+       FOR UPDATE OF sub;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
+    DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
+    DELETE FROM pgque.consumer c
+     WHERE c.co_id = s.sub_consumer
+       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id);
+    RETURN 1;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.subscribe(queue text, consumer text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF position('#' IN coalesce(consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'consumer name % contains "#", which is reserved for partition slots; use pgque.subscribe_partitioned()', consumer
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN pgque.register_consumer(queue, consumer);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.unsubscribe(queue text, consumer text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF position('#' IN coalesce(consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'consumer % is a partition slot; use pgque.unsubscribe_partitioned() or pgque.unsubscribe_slot()', consumer
+            USING ERRCODE = 'PQ009';
+    END IF;
+    RETURN pgque.unregister_consumer(queue, consumer);
+END
+$$;
+
+-- Opens the consumer's next batch, or re-issues the open one. The subscription row lock taken
+-- here (the receive lock) makes concurrent callers of one consumer wait and then get the same
+-- batch, never two different ones.
+CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer_name text,
+    i_min_lag interval, i_min_count int4, i_min_interval interval,
+    OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
+    OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
+    OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    s pgque.subscription;
+    v_last pgque.tick;
+    v_next pgque.tick;
+BEGIN
+    q := pgque.find_queue(i_queue_name);
+    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = q.queue_id AND c.co_name = i_consumer_name
+       FOR UPDATE OF sub;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'Not subscriber to queue: %/%', i_queue_name, i_consumer_name USING ERRCODE = 'PQ002';
+    END IF;
+    IF s.sub_role <> 'normal' THEN
+        RAISE EXCEPTION 'consumer % of queue % is cooperative; use the cooperative API', i_consumer_name, i_queue_name
+            USING ERRCODE = 'PQ009';
+    END IF;
+    SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_last_tick;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'position of consumer % (tick %) no longer exists in queue %', i_consumer_name, s.sub_last_tick, i_queue_name
+            USING ERRCODE = 'XX000';
+    END IF;
+    prev_tick_id := v_last.tick_id;
+    prev_tick_time := v_last.tick_time;
+    prev_tick_event_seq := v_last.tick_event_seq;
+
+    IF s.sub_batch IS NOT NULL THEN
+        SELECT * INTO v_next FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_next_tick;
+        batch_id := s.sub_batch;
+    ELSE
+        SELECT * INTO v_next FROM pgque.tick t
+         WHERE t.tick_queue = q.queue_id AND t.tick_id > s.sub_last_tick
+           AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
+           AND ((i_min_count IS NULL AND i_min_interval IS NULL)
+                OR (i_min_count IS NOT NULL AND t.tick_event_seq - v_last.tick_event_seq >= i_min_count)
+                OR (i_min_interval IS NOT NULL AND t.tick_time - v_last.tick_time >= i_min_interval))
+         ORDER BY t.tick_id
+         LIMIT 1;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        batch_id := nextval('pgque.batch_id_seq');
+        UPDATE pgque.subscription
+           SET sub_batch = batch_id, sub_next_tick = v_next.tick_id, sub_active = now()
+         WHERE sub_queue = s.sub_queue AND sub_consumer = s.sub_consumer;
+    END IF;
+    cur_tick_id := v_next.tick_id;
+    cur_tick_time := v_next.tick_time;
+    cur_tick_event_seq := v_next.tick_event_seq;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.next_batch_info(i_queue_name text, i_consumer_name text,
+    OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
+    OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
+    OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT * FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.next_batch(i_queue_name text, i_consumer_name text)
+RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT batch_id FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
+$$;
+
+-- Internal: the events of an open batch, in ev_id order, optionally after a given ev_id, at
+-- most i_limit of them, and optionally only those of one hash slot (i_slot of i_n).
+--
+-- An event belongs to the batch (previous tick snapshot S1, end tick snapshot S2) when its
+-- transaction is visible in S2 but not in S1 -- also when that transaction started long
+-- before S1 and committed late. Candidates are found through the ev_txid index: every txid
+-- from xmax(S1) up to xmax(S2), plus the transactions still in progress at S1.
+CREATE OR REPLACE FUNCTION pgque.batch_event_rows(i_batch_id bigint, i_after_ev_id bigint, i_limit int,
+    i_slot int, i_n int)
+RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
+               ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v record;
+    v_tx_min bigint;
+    v_tx_max bigint;
+    v_tables text[];
+    v_sql text;
+BEGIN
+    SELECT sub.sub_id, q.queue_data_pfx, q.queue_cur_table, q.queue_ntables,
+           q.queue_switch_step1, q.queue_switch_step2,
+           t1.tick_snapshot AS snap1, t2.tick_snapshot AS snap2
+      INTO v
+      FROM pgque.subscription sub
+      JOIN pgque.queue q ON q.queue_id = sub.sub_queue
+      JOIN pgque.tick t1 ON t1.tick_queue = sub.sub_queue AND t1.tick_id = sub.sub_last_tick
+      JOIN pgque.tick t2 ON t2.tick_queue = sub.sub_queue AND t2.tick_id = sub.sub_next_tick
+     WHERE sub.sub_batch = i_batch_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
+    END IF;
+
+    -- Which tables can hold the window: before the last switch only the previous table, once
+    -- the switch is settled only the current one, in between both.
+    v_tx_min := pg_snapshot_xmin(v.snap1)::text::bigint;
+    v_tx_max := pg_snapshot_xmax(v.snap2)::text::bigint;
+    IF v_tx_max < v.queue_switch_step1 THEN
+        v_tables := ARRAY[v.queue_data_pfx || '_' || ((v.queue_cur_table + v.queue_ntables - 1) % v.queue_ntables)];
+    ELSIF v.queue_switch_step2 IS NOT NULL AND v_tx_min > v.queue_switch_step2 THEN
+        v_tables := ARRAY[v.queue_data_pfx || '_' || v.queue_cur_table];
+    ELSE
+        v_tables := ARRAY[v.queue_data_pfx || '_' || v.queue_cur_table,
+                          v.queue_data_pfx || '_' || ((v.queue_cur_table + v.queue_ntables - 1) % v.queue_ntables)];
+    END IF;
+
+    SELECT string_agg(format(
+        'SELECT e.ev_id, e.ev_time, e.ev_txid, e.ev_retry, e.ev_type, e.ev_data,
+                e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
+           FROM %s e
+          WHERE ((e.ev_txid >= $1 AND e.ev_txid < $2) OR e.ev_txid = ANY ($3))
+            AND pg_visible_in_snapshot(e.ev_txid, $4)
+            AND NOT pg_visible_in_snapshot(e.ev_txid, $5)
+            AND (e.ev_owner IS NULL OR e.ev_owner = $6)
+            AND ($7::bigint IS NULL OR e.ev_id > $7)
+            AND ($9::int IS NULL OR (CASE WHEN e.ev_extra1 IS NULL THEN 0
+                                          ELSE (hashtextextended(e.ev_extra1, 0) %% $9 + $9) %% $9 END) = $8)',
+        t), ' UNION ALL ')
+      INTO v_sql
+      FROM unnest(v_tables) AS t;
+
+    RETURN QUERY EXECUTE v_sql || ' ORDER BY 1 LIMIT $10'
+        USING pg_snapshot_xmax(v.snap1), pg_snapshot_xmax(v.snap2),
+              ARRAY(SELECT pg_snapshot_xip(v.snap1)), v.snap2, v.snap1, v.sub_id,
+              i_after_ev_id, i_slot, i_n, i_limit;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.get_batch_events(x_batch_id bigint)
+RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid bigint, ev_retry int4, ev_type text, ev_data text,
+               ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT r.ev_id, r.ev_time, r.ev_txid::text::bigint, r.ev_retry, r.ev_type, r.ev_data,
+           r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
+      FROM pgque.batch_event_rows(x_batch_id, NULL, NULL, NULL, NULL) r
+$$;
+
+-- Internal: a page of a batch as messages.
+CREATE OR REPLACE FUNCTION pgque.batch_messages(i_batch_id bigint, i_after_ev_id bigint, i_limit int, i_slot int, i_n int)
+RETURNS SETOF pgque.message
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT r.ev_id, i_batch_id, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
+           r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
+      FROM pgque.batch_event_rows(i_batch_id, i_after_ev_id, i_limit, i_slot, i_n) r
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.finish_batch(x_batch_id bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    UPDATE pgque.subscription
+       SET sub_last_tick = sub_next_tick, sub_next_tick = NULL, sub_batch = NULL, sub_active = now()
+     WHERE sub_batch = x_batch_id;
+    IF NOT FOUND THEN
+        RAISE WARNING 'finish_batch: batch % not found', x_batch_id;
+        RETURN 0;
+    END IF;
+    RETURN 1;
+END
+$$;
+
+-- Internal: the consumer name of an open batch (NULL when no such batch).
+CREATE OR REPLACE FUNCTION pgque.batch_consumer_name(i_batch_id bigint)
+RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT c.co_name FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+     WHERE s.sub_batch = i_batch_id
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.receive(i_queue text, i_consumer text, i_max_return int DEFAULT 100)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_batch bigint;
+BEGIN
+    IF i_max_return IS NULL OR i_max_return < 1 THEN
+        RAISE EXCEPTION 'max_return must be at least 1, got %', i_max_return USING ERRCODE = '22023';
+    END IF;
+    IF position('#' IN coalesce(i_consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'consumer % is a partition slot; use pgque.receive_partitioned()', i_consumer
+            USING ERRCODE = 'PQ009';
+    END IF;
+    v_batch := pgque.next_batch(i_queue, i_consumer);
+    IF v_batch IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM pgque.batch_messages(v_batch, NULL, i_max_return, NULL, NULL);
+    IF NOT FOUND THEN
+        -- Nothing to hand out: move the cursor on so that no batch id is left dangling.
+        PERFORM pgque.finish_batch(v_batch);
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.read_batch(i_batch_id bigint, i_after_msg_id bigint DEFAULT NULL, i_max_return int DEFAULT 1000)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_consumer text;
+BEGIN
+    IF i_max_return IS NULL OR i_max_return < 1 THEN
+        RAISE EXCEPTION 'max_return must be at least 1, got %', i_max_return USING ERRCODE = '22023';
+    END IF;
+    v_consumer := pgque.batch_consumer_name(i_batch_id);
+    IF v_consumer IS NULL THEN
+        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
+    END IF;
+    IF position('#' IN v_consumer) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to partition slot %; use pgque.read_batch_partitioned()', i_batch_id, v_consumer
+            USING ERRCODE = 'PQ009';
+    END IF;
+    RETURN QUERY SELECT * FROM pgque.batch_messages(i_batch_id, i_after_msg_id, i_max_return, NULL, NULL);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.ack(i_batch_id bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF position('#' IN coalesce(pgque.batch_consumer_name(i_batch_id), '')) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to a partition slot; use pgque.ack_partitioned()', i_batch_id
+            USING ERRCODE = 'PQ009';
+    END IF;
+    RETURN pgque.finish_batch(i_batch_id);
+END
+$$;

@@ -1,0 +1,201 @@
+-- Failure paths: retry later, or dead letter once an event has been retried max_retries times.
+
+-- Internal: the canonical copy of one event of an open batch (optionally within a slot), or a
+-- PQ008 error. Callers pass only ids; payloads are never taken from the client.
+CREATE OR REPLACE FUNCTION pgque.batch_event(i_batch_id bigint, i_ev_id bigint, i_slot int, i_n int)
+RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
+               ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF i_ev_id IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM pgque.batch_event_rows(i_batch_id, i_ev_id - 1, 1, i_slot, i_n) r
+                      WHERE r.ev_id = i_ev_id;
+    END IF;
+    IF i_ev_id IS NULL OR NOT FOUND THEN
+        RAISE EXCEPTION 'msg_id % not found in batch %', i_ev_id, i_batch_id USING ERRCODE = 'PQ008';
+    END IF;
+END
+$$;
+
+-- Internal: the open batch's subscription, or a PQ003 error.
+CREATE OR REPLACE FUNCTION pgque.batch_subscription(i_batch_id bigint)
+RETURNS pgque.subscription
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription;
+BEGIN
+    SELECT * INTO s FROM pgque.subscription WHERE sub_batch = i_batch_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
+    END IF;
+    RETURN s;
+END
+$$;
+
+-- Internal: queue one event of the batch for redelivery to this subscription only.
+CREATE OR REPLACE FUNCTION pgque.retry_event_core(s pgque.subscription, i_batch_id bigint, i_ev_id bigint,
+    i_retry_time timestamptz, i_slot int, i_n int)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_count int;
+BEGIN
+    INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
+                                   ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+    SELECT coalesce(i_retry_time, now()), s.sub_queue, e.ev_id, e.ev_time, NULL, s.sub_id, coalesce(e.ev_retry, 0) + 1,
+           e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
+      FROM pgque.batch_event(i_batch_id, i_ev_id, i_slot, i_n) e
+    ON CONFLICT (ev_owner, ev_id) DO NOTHING;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_time timestamptz)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.retry_event_core(pgque.batch_subscription(x_batch_id), x_batch_id, x_event_id, x_retry_time, NULL, NULL)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_seconds integer)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.event_retry(x_batch_id, x_event_id, now() + make_interval(secs => greatest(coalesce(x_retry_seconds, 0), 0)))
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.batch_retry(i_batch_id bigint, i_retry_seconds integer)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.batch_subscription(i_batch_id);
+    v_count int;
+BEGIN
+    INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
+                                   ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+    SELECT now() + make_interval(secs => greatest(coalesce(i_retry_seconds, 0), 0)), s.sub_queue, e.ev_id, e.ev_time,
+           NULL, s.sub_id, coalesce(e.ev_retry, 0) + 1,
+           e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
+      FROM pgque.batch_event_rows(i_batch_id, NULL, NULL, NULL, NULL) e
+    ON CONFLICT (ev_owner, ev_id) DO NOTHING;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$$;
+
+-- Internal: the nack policy shared by nack and nack_partitioned. Retry until the event has
+-- been retried max_retries times, then dead-letter it (idempotently).
+CREATE OR REPLACE FUNCTION pgque.nack_core(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
+    i_reason text, i_slot int, i_n int)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.batch_subscription(i_batch_id);
+    e record;
+    v_max int4;
+BEGIN
+    SELECT * INTO e FROM pgque.batch_event(i_batch_id, i_msg_id, i_slot, i_n);
+    SELECT coalesce(queue_max_retries, 5) INTO v_max FROM pgque.queue WHERE queue_id = s.sub_queue;
+    IF coalesce(e.ev_retry, 0) >= v_max THEN
+        INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
+                                       ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+        VALUES (s.sub_queue, s.sub_consumer, coalesce(i_reason, 'max retries exceeded'), e.ev_id, e.ev_time,
+                e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4)
+        ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING;
+    ELSE
+        PERFORM pgque.retry_event_core(s, i_batch_id, i_msg_id,
+            now() + greatest(coalesce(i_retry_after, interval '60 seconds'), interval '0'), i_slot, i_n);
+    END IF;
+    RETURN 1;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.nack(i_batch_id bigint, i_msg pgque.message,
+    i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF position('#' IN coalesce(pgque.batch_consumer_name(i_batch_id), '')) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to a partition slot; use pgque.nack_partitioned()', i_batch_id
+            USING ERRCODE = 'PQ009';
+    END IF;
+    RETURN pgque.nack_core(i_batch_id, (i_msg).msg_id, i_retry_after, i_reason, NULL, NULL);
+END
+$$;
+
+-- Moves every due retry event back into its queue's active table, keeping its id, time, owner
+-- and retry count; the new row gets a new txid, so it shows up in the next tick window, for its
+-- owner only. One mover at a time (the lock conflicts with itself, not with nack).
+CREATE OR REPLACE FUNCTION pgque.maint_retry_events()
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_moved int;
+    v_total int := 0;
+BEGIN
+    LOCK TABLE pgque.retry_queue IN SHARE UPDATE EXCLUSIVE MODE;
+    PERFORM pg_current_xact_id();
+    FOR q IN SELECT * FROM pgque.queue qq
+              WHERE EXISTS (SELECT 1 FROM pgque.retry_queue r WHERE r.ev_queue = qq.queue_id AND r.ev_retry_after <= now())
+              ORDER BY qq.queue_id LOOP
+        EXECUTE format(
+            'WITH moved AS (
+                 DELETE FROM pgque.retry_queue r WHERE r.ev_queue = $1 AND r.ev_retry_after <= now()
+                 RETURNING r.ev_id, r.ev_time, r.ev_owner, r.ev_retry, r.ev_type, r.ev_data,
+                           r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4)
+             INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+             SELECT * FROM moved ORDER BY ev_id',
+            q.queue_data_pfx || '_' || q.queue_cur_table)
+        USING q.queue_id;
+        GET DIAGNOSTICS v_moved = ROW_COUNT;
+        -- Retries count toward the ticker's event threshold like fresh events.
+        PERFORM nextval(q.queue_event_seq::regclass) FROM generate_series(1, v_moved);
+        v_total := v_total + v_moved;
+    END LOOP;
+    RETURN v_total;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.dlq_inspect(i_queue_name text, i_limit_count int DEFAULT 100)
+RETURNS SETOF pgque.dead_letter
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT d.* FROM pgque.dead_letter d
+     WHERE d.dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
+     ORDER BY d.dl_time DESC, d.dl_id DESC
+     LIMIT greatest(coalesce(i_limit_count, 100), 0)
+$$;
+
+-- Re-sends a dead letter as a new event (new id) and removes it from the dead letters.
+CREATE OR REPLACE FUNCTION pgque.dlq_replay(i_dead_letter_id bigint)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    d pgque.dead_letter;
+    q pgque.queue;
+    v_ids bigint[];
+BEGIN
+    SELECT * INTO d FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'dead letter not found: %', i_dead_letter_id USING ERRCODE = '22023';
+    END IF;
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = d.dl_queue_id;
+    v_ids := pgque.insert_events_raw(q, ARRAY[d.ev_type], ARRAY[d.ev_data],
+        ARRAY[d.ev_extra1], ARRAY[d.ev_extra2], ARRAY[d.ev_extra3], ARRAY[d.ev_extra4]);
+    DELETE FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id;
+    RETURN v_ids[1];
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.dlq_purge(i_queue_name text, i_older_than interval DEFAULT '30 days')
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_count int;
+BEGIN
+    DELETE FROM pgque.dead_letter
+     WHERE dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
+       AND dl_time < now() - coalesce(i_older_than, interval '30 days');
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$$;

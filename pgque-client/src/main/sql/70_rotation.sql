@@ -1,0 +1,108 @@
+-- Rotation reclaims storage by TRUNCATE instead of DELETE + VACUUM. Two steps that must run
+-- in separate transactions: step 1 switches the active table, step 2 (later) records a txid
+-- issued after the switch was committed, from which on only the new table is written.
+
+CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step1(i_queue_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_lowest bigint;
+    v_lowest_xmin bigint;
+    v_next int4;
+    v_table text;
+BEGIN
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue_name FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'PQ001';
+    END IF;
+    IF q.queue_switch_step2 IS NULL OR q.queue_switch_time + q.queue_rotation_period >= now() THEN
+        RETURN 0;
+    END IF;
+    IF pgque.current_txid() < q.queue_switch_step1 THEN
+        RAISE EXCEPTION 'queue %: current txid is below the last switch; restored or corrupt state', i_queue_name
+            USING ERRCODE = 'XX000';
+    END IF;
+
+    -- The slowest cursor decides: while it may still need events written before the last
+    -- switch was settled, the oldest table must stay.
+    SELECT min(sub_last_tick) INTO v_lowest FROM pgque.subscription WHERE sub_queue = q.queue_id;
+    IF v_lowest IS NOT NULL THEN
+        SELECT pg_snapshot_xmin(tick_snapshot)::text::bigint INTO v_lowest_xmin
+          FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = v_lowest;
+        IF v_lowest_xmin IS NULL OR v_lowest_xmin <= q.queue_switch_step2 THEN
+            RETURN 0;
+        END IF;
+    END IF;
+
+    v_next := (q.queue_cur_table + 1) % q.queue_ntables;
+    v_table := q.queue_data_pfx || '_' || v_next;
+    BEGIN
+        -- Someone reading the table (a backup, say): try again at the next maint().
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE NOWAIT', v_table);
+    EXCEPTION WHEN lock_not_available THEN
+        RETURN 0;
+    END;
+    EXECUTE format('TRUNCATE %s', v_table);
+
+    UPDATE pgque.queue
+       SET queue_cur_table = v_next, queue_switch_time = now(),
+           queue_switch_step1 = pgque.current_txid(), queue_switch_step2 = NULL
+     WHERE queue_id = q.queue_id;
+
+    -- Keep ticks back to the previous switch so consumers can still be repositioned there;
+    -- always keep the newest tick so new consumers can subscribe.
+    DELETE FROM pgque.tick t
+     WHERE t.tick_queue = q.queue_id
+       AND pg_snapshot_xmin(t.tick_snapshot)::text::bigint < q.queue_switch_step2
+       AND t.tick_id < (SELECT max(tick_id) FROM pgque.tick WHERE tick_queue = q.queue_id)
+       AND NOT EXISTS (SELECT 1 FROM pgque.subscription s
+                        WHERE s.sub_queue = q.queue_id AND t.tick_id IN (s.sub_last_tick, s.sub_next_tick));
+    RETURN 1;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step2()
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_count int;
+BEGIN
+    UPDATE pgque.queue SET queue_switch_step2 = pgque.current_txid() WHERE queue_switch_step2 IS NULL;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$$;
+
+-- Periodic maintenance (not retries: that is maint_retry_events): rotation step 1 for every
+-- queue that is due, then each queue's extra maintenance functions. Returns the number of
+-- operations performed.
+CREATE OR REPLACE FUNCTION pgque.maint()
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_fn text;
+    v_proc record;
+    v_ops int := 0;
+    v_owner oid;
+BEGIN
+    SELECT proowner INTO v_owner FROM pg_proc WHERE oid = 'pgque.maint()'::regprocedure;
+    FOR q IN SELECT * FROM pgque.queue ORDER BY queue_name LOOP
+        v_ops := v_ops + pgque.maint_rotate_tables_step1(q.queue_name);
+        FOREACH v_fn IN ARRAY coalesce(q.queue_extra_maint, '{}'::text[]) LOOP
+            -- Only functions owned by the engine's owner may run with its rights.
+            SELECT n.nspname, p.proname, p.proowner INTO v_proc
+              FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE p.oid = to_regprocedure(v_fn || '(text)');
+            IF NOT FOUND OR v_proc.proowner <> v_owner THEN
+                RAISE WARNING 'maint: skipping extra maintenance function % of queue %', v_fn, q.queue_name;
+                CONTINUE;
+            END IF;
+            EXECUTE format('SELECT %I.%I($1)', v_proc.nspname, v_proc.proname) USING q.queue_name;
+            v_ops := v_ops + 1;
+        END LOOP;
+    END LOOP;
+    RETURN v_ops;
+END
+$$;

@@ -1,0 +1,81 @@
+-- Deny by default, then grant each role exactly its API. Re-applied on every install because
+-- a newly created function is executable by PUBLIC until revoked.
+
+REVOKE ALL ON ALL TABLES IN SCHEMA pgque FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgque FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgque FROM PUBLIC;
+REVOKE ALL ON SCHEMA pgque FROM PUBLIC;
+
+GRANT USAGE ON SCHEMA pgque TO pgque_reader, pgque_writer, pgque_admin;
+
+-- admin: everything, except the internal helpers below.
+GRANT ALL ON ALL TABLES IN SCHEMA pgque TO pgque_admin;
+GRANT ALL ON ALL SEQUENCES IN SCHEMA pgque TO pgque_admin;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgque TO pgque_admin;
+
+-- reader: read the bookkeeping tables, consume.
+GRANT SELECT ON pgque.queue, pgque.consumer, pgque.subscription, pgque.tick, pgque.retry_queue,
+                pgque.dead_letter, pgque.config, pgque.engine_info TO pgque_reader;
+GRANT EXECUTE ON FUNCTION
+    pgque.register_consumer(text, text),
+    pgque.register_consumer_at(text, text, bigint),
+    pgque.unregister_consumer(text, text),
+    pgque.subscribe(text, text),
+    pgque.unsubscribe(text, text),
+    pgque.next_batch(text, text),
+    pgque.next_batch_info(text, text),
+    pgque.next_batch_custom(text, text, interval, int4, interval),
+    pgque.get_batch_events(bigint),
+    pgque.finish_batch(bigint),
+    pgque.event_retry(bigint, bigint, timestamptz),
+    pgque.event_retry(bigint, bigint, integer),
+    pgque.receive(text, text, int),
+    pgque.read_batch(bigint, bigint, int),
+    pgque.ack(bigint),
+    pgque.nack(bigint, pgque.message, interval, text),
+    pgque.get_queue_info(),
+    pgque.get_queue_info(text),
+    pgque.get_consumer_info(),
+    pgque.get_consumer_info(text),
+    pgque.get_consumer_info(text, text),
+    pgque.get_batch_info(bigint),
+    pgque.version(),
+    pgque.dlq_inspect(text, int)
+TO pgque_reader;
+
+-- writer: produce. version() and get_queue_info(text) let a producer check its set-up.
+GRANT EXECUTE ON FUNCTION
+    pgque.insert_event(text, text, text),
+    pgque.insert_event(text, text, text, text, text, text, text),
+    pgque.send(text, jsonb),
+    pgque.send(text, text),
+    pgque.send(text, text, jsonb),
+    pgque.send(text, text, text),
+    pgque.send(text, text, jsonb, text),
+    pgque.send(text, text, text, text),
+    pgque.send_batch(text, jsonb[]),
+    pgque.send_batch(text, text[]),
+    pgque.send_batch(text, text, jsonb[]),
+    pgque.send_batch(text, text, text[]),
+    pgque.send_events(text, text[], text[], text[], text[], text[], text[]),
+    pgque.dlq_replay(bigint),
+    pgque.version(),
+    pgque.get_queue_info(text)
+TO pgque_writer;
+
+-- Internal helpers: reachable only through the API functions (which run as the owner).
+REVOKE ALL ON FUNCTION
+    pgque.find_queue(text),
+    pgque.current_txid(),
+    pgque.seq_last_value(text),
+    pgque.insert_tick(int4),
+    pgque.insert_events_raw(pgque.queue, text[], text[], text[], text[], text[], text[]),
+    pgque.check_event_arrays(text[], text[], text[], text[], text[], text[]),
+    pgque.batch_event_rows(bigint, bigint, int, int, int),
+    pgque.batch_messages(bigint, bigint, int, int, int),
+    pgque.batch_consumer_name(bigint),
+    pgque.batch_event(bigint, bigint, int, int),
+    pgque.batch_subscription(bigint),
+    pgque.retry_event_core(pgque.subscription, bigint, bigint, timestamptz, int, int),
+    pgque.nack_core(bigint, bigint, interval, text, int, int)
+FROM pgque_admin;
