@@ -86,7 +86,13 @@ class InstallIT {
         assertEquals(7, sql.oneLong("select queue_max_retries from pgque.queue where queue_name = ?", q),
                 "queue configuration kept");
 
-        List<Msg> again = sql.receive(q, "c", 10);
+        // grants survive: a reader role can still consume
+        String readerRole = "coretest_install_reader";
+        sql.exec("do $$ begin if not exists (select 1 from pg_roles where rolname = '" + readerRole + "') then"
+                + " create role " + readerRole + " login; end if; end $$");
+        sql.exec("grant pgque_reader to " + readerRole);
+        Sql reader = new Sql(db.as(readerRole));
+        List<Msg> again = reader.receive(q, "c", 10);
         assertEquals(List.of(e1), again.stream().map(Msg::msgId).toList(), "the open batch is re-issued");
         assertEquals(open.get(0).batchId(), again.get(0).batchId());
         assertEquals(1, sql.ack(again.get(0).batchId()));

@@ -45,7 +45,7 @@ class RetryIT {
         assertEquals(List.of(id), sql.drain(q, "c2").stream().map(Msg::msgId).toList());
         assertEquals(1, retryRows(q));
 
-        assertEquals(1, sql.maintRetryEvents(), "the due retry row was moved");
+        assertTrue(sql.maintRetryEvents() >= 1, "the due retry row was moved");
         assertEquals(0, retryRows(q));
         sql.tick(q);
 
@@ -92,7 +92,8 @@ class RetryIT {
         List<Msg> got = sql.receive(q, "c", 10);
         assertEquals(1, sql.nackForged(got.get(0).batchId(), id, "0 seconds", null));
         assertEquals(1, sql.ack(got.get(0).batchId()));
-        assertEquals(1, sql.maintRetryEvents());
+        assertTrue(sql.maintRetryEvents() >= 1);
+        assertEquals(0, retryRows(q));
         sql.tick(q);
         List<Msg> again = sql.drain(q, "c");
         assertEquals(1, again.size(), "forged retry_count 99 must not dead-letter the event: " + again);

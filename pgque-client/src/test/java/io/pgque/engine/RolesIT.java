@@ -65,6 +65,8 @@ class RolesIT {
         Sql.expectSqlState(DENIED, () -> writer.receive(q, "c", 10));
         long batch = sql.receive(q, "c", 10).get(0).batchId();
         Sql.expectSqlState(DENIED, () -> writer.ack(batch));
+        Sql.expectSqlState(DENIED, () -> writer.readBatch(batch, null, 10));
+        Sql.expectSqlState(DENIED, () -> writer.nackForged(batch, id, "0 seconds", null));
         Sql.expectSqlState(DENIED, () -> writer.exec("select pgque.subscribe(?, ?)", q, "w"));
         Sql.expectSqlState(DENIED, () -> writer.exec("select count(*) from pgque.subscription"));
         assertEquals(1, sql.ack(batch), "the writer's failed ack did not finish the batch");
@@ -80,6 +82,8 @@ class RolesIT {
         assertEquals(1, reader.oneLong("select pgque.subscribe(?, ?)", q, "r"));
         List<Msg> got = reader.receive(q, "c", 10);
         assertEquals(1, got.size());
+        assertEquals(got, reader.readBatch(got.get(0).batchId(), null, 10));
+        assertEquals(1, reader.nack(got.get(0), "0 seconds", null));
         assertEquals(1, reader.ack(got.get(0).batchId()));
         reader.rows("select * from pgque.get_queue_info(?)", q);
         reader.rows("select * from pgque.get_consumer_info(?)", q);

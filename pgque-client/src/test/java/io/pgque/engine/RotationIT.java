@@ -4,6 +4,9 @@ import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +102,81 @@ class RotationIT {
         assertTrue(rotatesWithin(q, Duration.ofSeconds(10), "fast", "slow"),
                 "once all consumers are past, rotation must happen again");
         assertNotEquals(t1, curTable(q));
+    }
+
+    /** A queue with one consumer "c", a 1-second rotation period and a first tick window behind it. */
+    private static void rotatableQueue(String q) {
+        sql.createQueue(q);
+        sql.subscribe(q, "c");
+        sql.config(q, "rotation_period", "1 second");
+        sql.send(q, "warm-up");
+        sql.tick(q);
+        sql.drain(q, "c");
+    }
+
+    @Test
+    void producerTransactionOpenAcrossATableSwitchIsStillDelivered() throws Exception {
+        String q = "rot_long_rc";
+        rotatableQueue(q);
+        long id;
+        try (Connection producer = sql.connect()) {
+            producer.setAutoCommit(false);
+            id = OrderingFanoutIT.sendOn(producer, q, "written-before-the-switch");
+            int before = curTable(q);
+            assertTrue(rotatesWithin(q, Duration.ofSeconds(10), "c"), "the switch happens while the producer is open");
+            assertNotEquals(before, curTable(q));
+            sql.tick(q);
+            sql.drain(q, "c");
+            producer.commit();
+        }
+        sql.tick(q);
+        assertEquals(List.of(id), sql.drain(q, "c").stream().map(Msg::msgId).toList(),
+                "the event, in the previous table, is found in the batch of its commit");
+    }
+
+    /**
+     * A producer in a REPEATABLE READ transaction whose snapshot was taken before a table switch,
+     * but whose first write (and so its txid) comes after rotation step 2: the event must still
+     * be delivered. (If the active table were read from the producer's old snapshot, the row
+     * would land in the previous table while its txid is above queue_switch_step2, and batch
+     * reads that scan only the current table would never see it.)
+     */
+    @Test
+    void repeatableReadProducerWhoseSnapshotPredatesASwitchStillHasItsEventDelivered() throws Exception {
+        String q = "rot_rr";
+        rotatableQueue(q);
+        Long id = null;
+        SQLException refused = null;
+        try (Connection producer = sql.connect()) {
+            producer.setAutoCommit(false);
+            producer.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (Statement st = producer.createStatement()) {
+                st.execute("select 1"); // the transaction snapshot is taken here; no txid yet
+            }
+            int before = curTable(q);
+            assertTrue(rotatesWithin(q, Duration.ofSeconds(10), "c"), "rotation happens");
+            assertNotEquals(before, curTable(q));
+            sql.tick(q);
+            sql.drain(q, "c"); // the consumer's cursor is now past queue_switch_step2
+            try {
+                id = OrderingFanoutIT.sendOn(producer, q, "rr");
+                producer.commit();
+            } catch (SQLException e) {
+                // refusing the insert (e.g. a serialization failure the producer retries) is acceptable
+                refused = e;
+                producer.rollback();
+            }
+        }
+        sql.tick(q);
+        List<Long> got = sql.drain(q, "c").stream().map(Msg::msgId).toList();
+        if (refused != null) {
+            assertEquals(List.of(), got, "refused send must not be delivered: " + refused.getMessage());
+        } else {
+            assertEquals(List.of(id), got, "a committed event must be delivered (it was written to table "
+                    + sql.one(String.class, "select tableoid::regclass::text from "
+                    + sql.one(String.class, "select queue_data_pfx from pgque.queue where queue_name = ?", q)
+                    + " where ev_id = ?", id) + ", active table is " + curTable(q) + ")");
+        }
     }
 
     /** How many of {@code ids} are still stored in the queue's event tables. */
