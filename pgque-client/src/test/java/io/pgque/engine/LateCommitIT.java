@@ -119,4 +119,30 @@ class LateCommitIT {
         assertTrue(first.tick() < second.tick(), "and in a later batch");
         assertNotNull(second.msg().createdAt());
     }
+
+    /**
+     * ENGINE.md 1.10 warns that an event sent in the ticker's own transaction is not in that
+     * tick's batch. Whichever batch it lands in, it must be delivered exactly once.
+     */
+    @Test
+    void eventSentInTheTickersOwnTransactionIsDeliveredExactlyOnce() throws Exception {
+        String q = "same_tx_tick";
+        sql.createQueue(q);
+        sql.subscribe(q, "c");
+        long id;
+        try (Connection c = sql.connect()) {
+            c.setAutoCommit(false);
+            id = OrderingFanoutIT.sendOn(c, q, "with-the-tick");
+            try (var st = c.createStatement()) {
+                st.execute("select pgque.force_next_tick('" + q + "')");
+                st.execute("select pgque.ticker('" + q + "'::text)");
+            }
+            c.commit();
+        }
+        sql.tick(q);
+        sql.tick(q);
+        List<Delivery> all = drainWithTicks(q, "c");
+        assertEquals(1, all.stream().filter(d -> d.msg().msgId() == id).count(), "exactly once: " + all);
+        assertEquals(1, all.size());
+    }
 }

@@ -158,4 +158,58 @@ class ReceiveLockIT {
         assertNotEquals(a.get(0).batchId(), c.get(0).batchId());
         assertEquals(1, sql.ack(c.get(0).batchId()));
     }
+
+    @Test
+    void receiveAndAckInOneTransactionMakesAWaitingSessionTakeTheNextBatch() throws Exception {
+        // The exactly-once pattern (receive, side effects, ack in one transaction): a second worker
+        // of the same consumer waits on the receive lock and then gets the NEXT batch, so no event
+        // is processed twice and none is skipped.
+        String q = "lock_exactly_once";
+        sql.createQueue(q);
+        sql.subscribe(q, "c");
+        List<Long> first = sql.sendBatch(q, "1a", "1b");
+        sql.tick(q);
+        List<Long> second = sql.sendBatch(q, "2a", "2b");
+        sql.tick(q);
+
+        ExecutorService pool = Executors.newFixedThreadPool(1);
+        try (Connection s1 = sql.connect(); Connection s2 = sql.connect()) {
+            int pid2 = pid(s2);
+            s1.setAutoCommit(false);
+            List<Msg> got1 = Sql.messages(s1, "select * from pgque.receive(?::text, ?::text, 100)", q, "c");
+            try (var ps = Sql.prepare(s1, "select pgque.ack(?::bigint)", got1.get(0).batchId()); var rs = ps.executeQuery()) {
+                rs.next();
+                assertEquals(1, rs.getInt(1));
+            }
+            Future<Seen> other = pool.submit(() -> receiveInTransaction(q, "c", s2, Duration.ZERO));
+            assertTrue(Sql.await(Duration.ofSeconds(5), Duration.ofMillis(20), () -> other.isDone()
+                    || sql.oneLong("select count(*) from pg_stat_activity where pid = ? and wait_event_type = 'Lock'", pid2) == 1));
+            assertFalse(other.isDone(), "session 2 waits while session 1's receive+ack transaction is open");
+            s1.commit();
+
+            Seen got2 = other.get(10, TimeUnit.SECONDS);
+            assertEquals(first, got1.stream().map(Msg::msgId).toList());
+            assertEquals(second, got2.msgIds(), "session 2 gets the next batch, not the one session 1 acked");
+            assertNotEquals(Set.of(got1.get(0).batchId()), got2.batchIds());
+            assertEquals(1, sql.ack(got2.batchIds().iterator().next()));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void receiveOfAnEmptyBatchFinishesItAtOnce() {
+        String q = "empty_batch";
+        sql.createQueue(q);
+        sql.subscribe(q, "c");
+        long emptyTick = sql.tick(q);
+        assertEquals(List.of(), sql.receive(q, "c", 10));
+        long[] cursor = sql.cursorAndLastTick(q, "c");
+        assertEquals(emptyTick, cursor[0], "the cursor moved past the empty window");
+        assertEquals(0, sql.oneLong("select count(*) from pgque.subscription where sub_batch is not null"
+                + " and sub_queue = (select queue_id from pgque.queue where queue_name = ?)", q), "no batch left open");
+        long id = sql.send(q, "after-empty");
+        sql.tick(q);
+        assertEquals(List.of(id), sql.receive(q, "c", 10).stream().map(Msg::msgId).toList());
+    }
 }

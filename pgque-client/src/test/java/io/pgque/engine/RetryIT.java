@@ -160,4 +160,26 @@ class RetryIT {
         assertEquals(sent.stream().sorted().toList(), again.stream().map(Msg::msgId).toList(), "all 50 redelivered, in msg_id order");
         assertTrue(again.stream().allMatch(m -> Integer.valueOf(1).equals(m.retryCount())));
     }
+
+    @Test
+    void unsubscribeDropsTheConsumersPendingRetries() {
+        String q = "retry_unsub";
+        sql.createQueue(q);
+        sql.subscribe(q, "leaver");
+        sql.subscribe(q, "other");
+        sql.sendBatch(q, "x", "y");
+        sql.tick(q);
+        for (String consumer : List.of("leaver", "other")) {
+            List<Msg> got = sql.receive(q, consumer, 10);
+            for (Msg m : got) {
+                assertEquals(1, sql.nack(m, "1 hour", null));
+            }
+            assertEquals(1, sql.ack(got.get(0).batchId()));
+        }
+        assertEquals(4, retryRows(q));
+        assertEquals(1, sql.oneLong("select pgque.unsubscribe(?, ?)", q, "leaver"));
+        assertEquals(2, retryRows(q), "only the unsubscribed consumer's retry rows are gone");
+        assertEquals(0, sql.oneLong("select count(*) from pgque.consumer where co_name = 'leaver'"),
+                "the consumer row goes when it has no subscription left");
+    }
 }
