@@ -61,7 +61,8 @@ final class KeyText {
         throw new RecordRejectedException("unsupported value type " + value.getClass().getName());
     }
 
-    // Plain decimal, never exponent notation: 1.0E10 would hash differently from 10000000000.0.
+    // The shortest plain decimal, never exponent notation: 1.0E10 → "10000000000", 2.50 → "2.5",
+    // 7.0 → "7" (the same text, and so the same slot, as the integer 7).
     private static String floating(double number, Object original) {
         if (Double.isNaN(number) || Double.isInfinite(number)) {
             return Double.toString(number);
@@ -69,6 +70,6 @@ final class KeyText {
         // Float.toString gives the shortest text that round-trips the float; widening to double
         // first would add noise digits (0.1f → 0.10000000149011612).
         String shortest = original instanceof Float ? original.toString() : Double.toString(number);
-        return new BigDecimal(shortest).toPlainString();
+        return new BigDecimal(shortest).stripTrailingZeros().toPlainString();
     }
 }
