@@ -31,6 +31,7 @@ class SinkConfigValidatorTest {
     @Test
     void validConfigurationHasNoErrors() {
         assertEquals(Map.of(), errors());
+        assertEquals(Map.of(), errors("pgque.partition.key", "header:customer", "pgque.queue", "q_${topic}"));
         assertEquals(Map.of(), errors("pgque.dedup.key", "${topic}-${offset}", "pgque.dedup.ttl.ms", "1000",
                 "pgque.delivery.guarantee", "exactly_once"));
     }
