@@ -10,7 +10,6 @@ import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
 import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.slot.ConsumerSetup;
-import io.pgque.connect.source.slot.SlotAssignment;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
@@ -18,7 +17,6 @@ import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.source.SourceConnector;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,18 +64,7 @@ public class PgQueSourceConnector extends SourceConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        int slots = config.slots();
-        int tasks = SlotAssignment.taskCount(maxTasks, slots);
-        List<Map<String, String>> configs = new ArrayList<>(tasks);
-        for (int task = 0; task < tasks; task++) {
-            Map<String, String> taskProps = new HashMap<>(props);
-            taskProps.put(TaskKeys.TASK_INDEX, Integer.toString(task));
-            taskProps.put(TaskKeys.TASK_SLOTS, TaskKeys.slotsText(SlotAssignment.slotsOf(task, tasks, slots)));
-            // Ticks from two places would be harmless but wasteful; exactly one task ticks.
-            taskProps.put(TaskKeys.TASK_TICKER, Boolean.toString(task == 0 && config.tickerEnabled()));
-            configs.add(taskProps);
-        }
-        return configs;
+        return TaskKeys.taskConfigs(props, config.slots(), config.tickerEnabled(), maxTasks);
     }
 
     @Override

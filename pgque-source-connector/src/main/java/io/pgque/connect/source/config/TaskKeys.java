@@ -1,9 +1,11 @@
 package io.pgque.connect.source.config;
 
+import io.pgque.connect.source.slot.SlotAssignment;
 import org.apache.kafka.common.config.ConfigException;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +21,25 @@ public final class TaskKeys {
     public static final String TASK_TICKER = "pgque.task.ticker";
 
     private TaskKeys() {
+    }
+
+    /**
+     * One configuration per task that gets work: the connector's own keys plus the task's index,
+     * its slots ({@link SlotAssignment}) and, for task 0 alone, the ticker duty when enabled.
+     */
+    public static List<Map<String, String>> taskConfigs(Map<String, String> connectorProps, int slots,
+                                                        boolean tickerEnabled, int maxTasks) {
+        int tasks = SlotAssignment.taskCount(maxTasks, slots);
+        List<Map<String, String>> configs = new ArrayList<>(tasks);
+        for (int task = 0; task < tasks; task++) {
+            Map<String, String> taskProps = new HashMap<>(connectorProps);
+            taskProps.put(TASK_INDEX, Integer.toString(task));
+            taskProps.put(TASK_SLOTS, slotsText(SlotAssignment.slotsOf(task, tasks, slots)));
+            // Ticks from two places would be harmless but wasteful: exactly one task ticks.
+            taskProps.put(TASK_TICKER, Boolean.toString(task == 0 && tickerEnabled));
+            configs.add(taskProps);
+        }
+        return configs;
     }
 
     public static int taskIndex(Map<String, String> props) {
