@@ -13,6 +13,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SourceConnectorIT {
 
+    private static final String SESSIONS = "select %s from pg_stat_activity where datname = current_database() "
+            + "and application_name like 'pgque-source-flaky-src%'";
     private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(120);
     private static EmbeddedConnectCluster connect;
     private static QueueFixture pg;
@@ -74,6 +79,8 @@ class SourceConnectorIT {
 
         Map<String, List<Integer>> byKey = readPerKey("orders", keys * perKey);
         assertPerKeyOrder(byKey, keys, perKey);
+        QueueFixture.await("the tasks' plugin metrics to count every acked record", DELIVERY_TIMEOUT,
+                () -> pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
         connect.deleteConnector("orders-src");
     }
 
@@ -157,6 +164,56 @@ class SourceConnectorIT {
 
         assertPerKeyOrder(readPerKey("rescale", keys * perKey), keys, perKey);
         connect.deleteConnector("rescale-src");
+    }
+
+    /** Fault: the database drops the connector's sessions, again and again, while events flow. */
+    @Test
+    void droppedDatabaseSessionsLoseNothingAndKeepOrder() throws Exception {
+        String queue = "flaky";
+        pg.createQueue(queue);
+        connect.kafka().createTopic("flaky", 2);
+        Map<String, String> config = connectorConfig("flaky-src", queue, 2, 1);
+        config.put("pgque.ticker.enabled", "true");
+        config.put("connection.backoff.ms", "200");
+        connect.configureConnector("flaky-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("flaky-src", 1, "source did not start");
+
+        int keys = 20;
+        int rounds = 3;
+        int perRound = 50;
+        for (int round = 0; round < rounds; round++) {
+            List<Event> events = new ArrayList<>();
+            for (int seq = round * perRound; seq < (round + 1) * perRound; seq++) {
+                for (int k = 0; k < keys; k++) {
+                    events.add(Event.of("flaky", "key-" + k + ":" + seq).withPartitionKey("key-" + k));
+                }
+            }
+            pg.send(queue, events);
+            // The pools reconnect lazily; drop sessions only once the task is talking to the database again.
+            QueueFixture.await("the connector to have database sessions", DELIVERY_TIMEOUT,
+                    () -> pg.queryLong(SESSIONS.replace("%s", "count(*)")) > 0);
+            assertTrue(pg.queryLong(SESSIONS.replace("%s", "count(pg_terminate_backend(pid))")) > 0);
+        }
+        assertPerKeyOrder(readPerKey("flaky", keys * rounds * perRound), keys, rounds * perRound);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("flaky-src", 1, "the task survived");
+        connect.deleteConnector("flaky-src");
+    }
+
+    /** Sum of one plugin metric over the connector's tasks, read over JMX like an operator would. */
+    private static double pluginMetricSum(String connector, String attribute) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            double sum = 0;
+            for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
+                    + connector + ",*"), null)) {
+                if (name.getKeyProperty("slot") == null) {
+                    sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
+                }
+            }
+            return sum;
+        } catch (Exception e) {
+            throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
+        }
     }
 
     private static Map<String, String> connectorConfig(String name, String queue, int slots, int tasks) {
