@@ -36,29 +36,22 @@ class SourceConnectorIT {
 
     private static final String SESSIONS = "select %s from pg_stat_activity where datname = current_database() "
             + "and application_name like 'pgque-source-flaky-src%'";
-    private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration DELIVERY_TIMEOUT = ConnectFixture.DELIVERY_TIMEOUT;
+    private static ConnectFixture fixture;
     private static EmbeddedConnectCluster connect;
     private static QueueFixture pg;
 
     @BeforeAll
     static void start() {
-        pg = new QueueFixture("source_connect_it");
-        Map<String, String> worker = new HashMap<>();
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "1000");
-        connect = new EmbeddedConnectCluster.Builder()
-                .name("pgque-source-it")
-                .numWorkers(1)
-                .numBrokers(1)
-                .workerProps(worker)
-                .build();
-        connect.start();
+        fixture = new ConnectFixture("pgque-source-it", 1, Map.of());
+        connect = fixture.connect;
+        pg = fixture.pg;
     }
 
     @AfterAll
     static void stop() {
-        if (connect != null) {
-            connect.stop();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
@@ -68,17 +61,17 @@ class SourceConnectorIT {
         String queue = "orders";
         pg.createQueue(queue);
         connect.kafka().createTopic("orders", 3);
-        Map<String, String> config = connectorConfig("orders-src", queue, 4, 2);
+        Map<String, String> config = fixture.connectorConfig("orders-src", queue, 4, 2);
         config.put("pgque.ticker.enabled", "true");
         connect.configureConnector("orders-src", config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("orders-src", 2, "source did not start");
 
         int keys = 200;
         int perKey = 100;
-        sendInterleaved(queue, keys, perKey, 500);
+        fixture.sendInterleaved(queue, keys, perKey, 500);
 
-        Map<String, List<Integer>> byKey = readPerKey("orders", keys * perKey);
-        assertPerKeyOrder(byKey, keys, perKey);
+        Map<String, List<Integer>> byKey = fixture.readPerKey("orders", keys * perKey);
+        fixture.assertPerKeyOrder(byKey, keys, perKey);
         QueueFixture.await("the tasks' plugin metrics to count every acked record", DELIVERY_TIMEOUT,
                 () -> pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
         connect.deleteConnector("orders-src");
@@ -91,7 +84,7 @@ class SourceConnectorIT {
         int n = 4;
         pg.createQueue(queue);
         connect.kafka().createTopic("sparse", 1);
-        Map<String, String> config = connectorConfig("sparse-src", queue, n, 2);
+        Map<String, String> config = fixture.connectorConfig("sparse-src", queue, n, 2);
         config.put("pgque.ticker.enabled", "true");
         connect.configureConnector("sparse-src", config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("sparse-src", 2, "source did not start");
@@ -105,7 +98,7 @@ class SourceConnectorIT {
         }
         pg.send(queue, events);
 
-        readPerKey("sparse", events.size());
+        fixture.readPerKey("sparse", events.size());
         QueueFixture.await("every slot's pending events back to 0", DELIVERY_TIMEOUT, () -> {
             for (int slot = 0; slot < n; slot++) {
                 if (pg.pendingEvents(queue, "sparse-src", slot) != 0) {
@@ -124,20 +117,20 @@ class SourceConnectorIT {
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, "pinned-src", 4, "setup").subscribe();
 
-        Map<String, String> good = connectorConfig("pinned-src", queue, 4, 2);
+        Map<String, String> good = fixture.connectorConfig("pinned-src", queue, 4, 2);
         assertEquals(0, connect.validateConnectorConfig("PgQueSourceConnector", good).errorCount(),
                 "a good config has no errors");
 
-        Map<String, String> wrongN = connectorConfig("pinned-src", queue, 3, 2);
+        Map<String, String> wrongN = fixture.connectorConfig("pinned-src", queue, 3, 2);
         assertError(wrongN, "pgque.slots", "already exists with 4 slots");
 
-        Map<String, String> idle = connectorConfig("pinned-src", queue, 4, 6);
+        Map<String, String> idle = fixture.connectorConfig("pinned-src", queue, 4, 6);
         assertError(idle, "pgque.slots", "2 task(s) would stay idle");
 
-        Map<String, String> unknown = connectorConfig("pinned-src", "no_such_queue", 4, 2);
+        Map<String, String> unknown = fixture.connectorConfig("pinned-src", "no_such_queue", 4, 2);
         assertError(unknown, "pgque.queue", "does not exist");
 
-        Map<String, String> exactlyOnce = connectorConfig("pinned-src", queue, 4, 2);
+        Map<String, String> exactlyOnce = fixture.connectorConfig("pinned-src", queue, 4, 2);
         exactlyOnce.put("pgque.delivery.guarantee", "exactly_once");
         assertError(exactlyOnce, "pgque.delivery.guarantee", "not supported");
     }
@@ -148,21 +141,21 @@ class SourceConnectorIT {
         String queue = "rescale";
         pg.createQueue(queue);
         connect.kafka().createTopic("rescale", 3);
-        Map<String, String> config = connectorConfig("rescale-src", queue, 4, 2);
+        Map<String, String> config = fixture.connectorConfig("rescale-src", queue, 4, 2);
         config.put("pgque.ticker.enabled", "true");
         connect.configureConnector("rescale-src", config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rescale-src", 2, "source did not start");
 
         int keys = 50;
         int perKey = 60;
-        Thread producer = new Thread(() -> sendInterleaved(queue, keys, perKey, 100), "it-producer");
+        Thread producer = new Thread(() -> fixture.sendInterleaved(queue, keys, perKey, 100), "it-producer");
         producer.start();
         config.put("tasks.max", "4");
         connect.configureConnector("rescale-src", config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rescale-src", 4, "source did not rescale");
         producer.join(DELIVERY_TIMEOUT.toMillis());
 
-        assertPerKeyOrder(readPerKey("rescale", keys * perKey), keys, perKey);
+        fixture.assertPerKeyOrder(fixture.readPerKey("rescale", keys * perKey), keys, perKey);
         connect.deleteConnector("rescale-src");
     }
 
@@ -172,7 +165,7 @@ class SourceConnectorIT {
         String queue = "flaky";
         pg.createQueue(queue);
         connect.kafka().createTopic("flaky", 2);
-        Map<String, String> config = connectorConfig("flaky-src", queue, 2, 1);
+        Map<String, String> config = fixture.connectorConfig("flaky-src", queue, 2, 1);
         config.put("pgque.ticker.enabled", "true");
         config.put("connection.backoff.ms", "200");
         connect.configureConnector("flaky-src", config);
@@ -194,7 +187,7 @@ class SourceConnectorIT {
                     () -> pg.queryLong(SESSIONS.replace("%s", "count(*)")) > 0);
             assertTrue(pg.queryLong(SESSIONS.replace("%s", "count(pg_terminate_backend(pid))")) > 0);
         }
-        assertPerKeyOrder(readPerKey("flaky", keys * rounds * perRound), keys, rounds * perRound);
+        fixture.assertPerKeyOrder(fixture.readPerKey("flaky", keys * rounds * perRound), keys, rounds * perRound);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("flaky-src", 1, "the task survived");
         connect.deleteConnector("flaky-src");
     }
@@ -214,96 +207,6 @@ class SourceConnectorIT {
         } catch (Exception e) {
             throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
         }
-    }
-
-    private static Map<String, String> connectorConfig(String name, String queue, int slots, int tasks) {
-        Map<String, String> config = new HashMap<>();
-        config.put("name", name);
-        config.put("connector.class", PgQueSourceConnector.class.getName());
-        config.put("tasks.max", Integer.toString(tasks));
-        config.put("connection.url", pg.jdbcUrl());
-        config.put("pgque.queue", queue);
-        config.put("pgque.slots", Integer.toString(slots));
-        config.put("topic", queue);
-        config.put("pgque.poll.interval.ms", "100");
-        config.put("key.converter", StringConverter.class.getName());
-        config.put("value.converter", StringConverter.class.getName());
-        return config;
-    }
-
-    /** Sends {@code perKey} events for each key, key by key in turn, {@code perTransaction} per transaction. */
-    private static void sendInterleaved(String queue, int keys, int perKey, int perTransaction) {
-        List<Event> pending = new ArrayList<>();
-        for (int seq = 0; seq < perKey; seq++) {
-            for (int k = 0; k < keys; k++) {
-                String key = "key-" + k;
-                pending.add(Event.of("order", key + ":" + seq).withPartitionKey(key));
-                if (pending.size() == perTransaction) {
-                    pg.send(queue, pending);
-                    pending = new ArrayList<>();
-                }
-            }
-        }
-        if (!pending.isEmpty()) {
-            pg.send(queue, pending);
-        }
-    }
-
-    /**
-     * Reads the topic from the start until {@code expected} distinct events were seen; returns,
-     * per key, the sequence numbers in partition order (duplicates included).
-     */
-    private static Map<String, List<Integer>> readPerKey(String topic, int expected) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "it-" + topic + "-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        Map<String, List<Integer>> byKey = new HashMap<>();
-        Map<String, Integer> partitionOfKey = new HashMap<>();
-        Set<String> distinct = new HashSet<>();
-        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
-        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumerAndSubscribeTo(props, topic)) {
-            while (distinct.size() < expected) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("only " + distinct.size() + " of " + expected + " events reached "
-                            + topic + " within " + DELIVERY_TIMEOUT.toSeconds() + " s");
-                }
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
-                for (ConsumerRecord<byte[], byte[]> record : records) {
-                    String key = new String(record.key(), StandardCharsets.UTF_8);
-                    String value = new String(record.value(), StandardCharsets.UTF_8);
-                    Integer previous = partitionOfKey.putIfAbsent(key, record.partition());
-                    assertTrue(previous == null || previous == record.partition(), "key " + key + " in two partitions");
-                    distinct.add(value);
-                    byKey.computeIfAbsent(key, k -> new ArrayList<>())
-                            .add(Integer.parseInt(value.substring(value.lastIndexOf(':') + 1)));
-                }
-            }
-        }
-        return byKey;
-    }
-
-    /**
-     * Per key, every sequence number is there, and each first delivery comes after the first
-     * delivery of its predecessor: duplicates may replay a suffix, never reorder new events.
-     */
-    private static void assertPerKeyOrder(Map<String, List<Integer>> byKey, int keys, int perKey) {
-        assertEquals(keys, byKey.size(), "every key arrived");
-        int duplicates = 0;
-        for (Map.Entry<String, List<Integer>> entry : byKey.entrySet()) {
-            int next = 0;
-            for (int seq : entry.getValue()) {
-                if (seq == next) {
-                    next++;
-                } else if (seq > next) {
-                    throw new AssertionError("key " + entry.getKey() + ": event " + seq + " arrived before " + next
-                            + " (" + entry.getValue() + ")");
-                } else {
-                    duplicates++;
-                }
-            }
-            assertEquals(perKey, next, "key " + entry.getKey() + " complete");
-        }
-        System.out.println("per-key order held for " + keys + " keys; " + duplicates + " replayed duplicates");
     }
 
     private static void assertError(Map<String, String> config, String key, String text) {
