@@ -12,6 +12,7 @@ import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.slot.ConsumerSetup;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.source.SourceConnector;
@@ -82,7 +83,13 @@ public class PgQueSourceConnector extends SourceConnector {
         if (hasErrors(result)) {
             return result;
         }
-        SourceConfig parsed = new SourceConfig(connectorConfigs);
+        SourceConfig parsed;
+        try {
+            parsed = new SourceConfig(connectorConfigs);
+        } catch (ConfigException e) {
+            // Every key passed on its own; whatever is left is reported by start() with this message.
+            return result;
+        }
         Map<String, List<String>> problems = SourceConfigRules.check(parsed,
                 connectorConfigs.get(SourceConfigDef.TASKS_MAX));
         if (problems.isEmpty()) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -96,8 +97,9 @@ public final class SourceMetrics implements SlotEvents {
         samples.put(slot, sample);
     }
 
+    /** The latest sample of every slot, by slot number. */
     public Map<Integer, SlotSample> samples() {
-        return new LinkedHashMap<>(new java.util.TreeMap<>(samples));
+        return new TreeMap<>(samples);
     }
 
     public long recordsEmitted() {
