@@ -86,6 +86,14 @@ final class QueueFixture {
         }
     }
 
+    void execute(String sql) {
+        try (Connection c = ds.getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
     int queryInt(String sql, Object... args) {
         return (int) queryLong(sql, args);
     }

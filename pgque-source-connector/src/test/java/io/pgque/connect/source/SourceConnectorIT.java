@@ -110,7 +110,7 @@ class SourceConnectorIT {
         connect.deleteConnector("sparse-src");
     }
 
-    /** (c) validate() reports a pinned N, idle tasks and a missing queue, each under its key. */
+    /** (c) validate() reports a pinned N, idle tasks, a missing queue and missing rights, each under its key. */
     @Test
     void validateReportsWrongSlotsIdleTasksAndUnknownQueue() {
         String queue = "pinned";
@@ -129,6 +129,15 @@ class SourceConnectorIT {
 
         Map<String, String> unknown = fixture.connectorConfig("pinned-src", "no_such_queue", 4, 2);
         assertError(unknown, "pgque.queue", "does not exist");
+
+        // A login role without any pgque role: it may connect, but not consume, nor tick.
+        pg.execute("do $$ begin if not exists (select 1 from pg_roles where rolname = 'source_it_nobody') "
+                + "then create role source_it_nobody login; end if; end $$");
+        Map<String, String> powerless = fixture.connectorConfig("pinned-src", queue, 4, 2);
+        powerless.put("connection.url", pg.db.jdbcUrl("source_it_nobody"));
+        powerless.put("pgque.ticker.enabled", "true");
+        assertError(powerless, "connection.user", "cannot consume");
+        assertError(powerless, "pgque.ticker.enabled", "needs pgque_admin");
 
         Map<String, String> exactlyOnce = fixture.connectorConfig("pinned-src", queue, 4, 2);
         exactlyOnce.put("pgque.delivery.guarantee", "exactly_once");

@@ -82,9 +82,11 @@ public final class DatabaseChecks {
                 add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist (the engine is not installed)");
                 return problems;
             }
-            checkQueue(c);
-            checkPin(c);
-            checkRoles(c);
+            // Roles first: without pgque_reader the queue checks below would only say "permission denied".
+            if (checkRoles(c)) {
+                checkQueue(c);
+                checkPin(c);
+            }
         } catch (SQLException | RuntimeException e) {
             // The driver's messages name host and user at most, never the password.
             add(ConnectionConfigDef.URL, "cannot connect to or query the database: " + e.getMessage());
@@ -126,7 +128,8 @@ public final class DatabaseChecks {
         }
     }
 
-    private void checkRoles(Connection c) throws SQLException {
+    /** @return whether the user may consume at all */
+    private boolean checkRoles(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(ROLES)) {
             rs.next();
             boolean reader = rs.getBoolean(1);
@@ -141,6 +144,7 @@ public final class DatabaseChecks {
                 add(SourceConfigDef.TICKER_ENABLED, SourceConfigDef.TICKER_ENABLED + "=true needs pgque_admin, which "
                         + "user '" + user + "' does not have: grant it, or leave ticking to another scheduler");
             }
+            return reader || admin || superuser;
         }
     }
 
