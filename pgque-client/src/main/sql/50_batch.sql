@@ -169,6 +169,16 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
     SELECT batch_id FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
 $$;
 
+-- The hash slot of a partition key among n slots: sign-normalised, NULL key in slot 0.
+-- hashtextextended (not hashtext) because its values are stable across PostgreSQL majors.
+-- No SET clause and fully qualified names, so the planner can inline it into batch reads.
+CREATE OR REPLACE FUNCTION pgque.slot_of(i_key text, i_n int)
+RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN i_key IS NULL THEN 0
+                ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
+$$;
+
 -- Internal: the events of an open batch, in ev_id order, optionally after a given ev_id, at
 -- most i_limit of them, and optionally only those of one hash slot (i_slot of i_n).
 --
@@ -223,8 +233,7 @@ BEGIN
             AND NOT pg_visible_in_snapshot(e.ev_txid, $5)
             AND (e.ev_owner IS NULL OR e.ev_owner = $6)
             AND ($7::bigint IS NULL OR e.ev_id > $7)
-            AND ($9::int IS NULL OR (CASE WHEN e.ev_extra1 IS NULL THEN 0
-                                          ELSE (hashtextextended(e.ev_extra1, 0) %% $9 + $9) %% $9 END) = $8)',
+            AND ($9::int IS NULL OR pgque.slot_of(e.ev_extra1, $9) = $8)',
         t), ' UNION ALL ')
       INTO v_sql
       FROM unnest(v_tables) AS t;

@@ -40,8 +40,21 @@ GRANT EXECUTE ON FUNCTION
     pgque.get_consumer_info(text, text),
     pgque.get_batch_info(bigint),
     pgque.version(),
-    pgque.dlq_inspect(text, int)
+    pgque.dlq_inspect(text, int),
+    pgque.slot_of(text, int),
+    pgque.slot_consumer_name(text, int, int),
+    pgque.subscribe_partitioned(text, text, int),
+    pgque.unsubscribe_partitioned(text, text),
+    pgque.subscribe_slot(text, text, int, int),
+    pgque.unsubscribe_slot(text, text, int),
+    pgque.claim_slot(text, text, int, text, interval),
+    pgque.release_slot(text, text, int, text),
+    pgque.receive_partitioned(text, text, int, int, text, int),
+    pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
+    pgque.ack_partitioned(text, text, int, int, text),
+    pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text)
 TO pgque_reader;
+GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 
 -- writer: produce. version() and get_queue_info(text) let a producer check its set-up.
 GRANT EXECUTE ON FUNCTION
@@ -59,9 +72,17 @@ GRANT EXECUTE ON FUNCTION
     pgque.send_batch(text, text, text[]),
     pgque.send_events(text, text[], text[], text[], text[], text[], text[]),
     pgque.dlq_replay(bigint),
+    pgque.send_idem(text, text, text, text, interval, text),
+    pgque.send_idem(text, text, jsonb, text, interval, text),
+    pgque.send_idem_events(text, text[], text[], text[], interval, text[], text[], text[]),
+    pgque.slot_of(text, int),
     pgque.version(),
     pgque.get_queue_info(text)
 TO pgque_writer;
+
+-- The lease and dedup tables are reached only through the API; admin may look at the slots.
+REVOKE ALL ON pgque.idem, pgque.partition_consumer, pgque.partition_slot FROM pgque_admin, pgque_reader, pgque_writer;
+GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 
 -- Internal helpers: reachable only through the API functions (which run as the owner).
 REVOKE ALL ON FUNCTION
@@ -77,5 +98,10 @@ REVOKE ALL ON FUNCTION
     pgque.batch_event(bigint, bigint, int, int),
     pgque.batch_subscription(bigint),
     pgque.retry_event_core(pgque.subscription, bigint, bigint, timestamptz, int, int),
-    pgque.nack_core(bigint, bigint, interval, text, int, int)
+    pgque.nack_core(bigint, bigint, interval, text, int, int),
+    pgque.partition_check_names(text, text),
+    pgque.partition_pinned_n(pgque.queue, text),
+    pgque.partition_pin(pgque.queue, text, int),
+    pgque.slot_guard(text, text, int, int, text),
+    pgque.idem_prepare(text, interval)
 FROM pgque_admin;

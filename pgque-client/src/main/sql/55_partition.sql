@@ -1,0 +1,407 @@
+-- Partition keys: N hash slots per logical consumer, each an ordinary subscription named
+-- "<consumer>#<k>/<N>" with its own cursor, each claimed by one worker at a time under a lease.
+-- Per-key order holds because every event of a key lands in one slot and a slot has one
+-- reader. Reader role.
+
+CREATE TABLE IF NOT EXISTS pgque.partition_consumer (
+    queue_id int4 NOT NULL REFERENCES pgque.queue (queue_id) ON DELETE CASCADE,
+    co_name  text NOT NULL,
+    n        int4 NOT NULL CHECK (n BETWEEN 1 AND 256),
+    PRIMARY KEY (queue_id, co_name)
+);
+
+CREATE TABLE IF NOT EXISTS pgque.partition_slot (
+    queue_id    int4 NOT NULL,
+    co_name     text NOT NULL,
+    slot        int4 NOT NULL,
+    lease_owner text,
+    lease_until timestamptz,
+    lease_ttl   interval,
+    epoch       bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (queue_id, co_name, slot),
+    FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
+);
+
+CREATE OR REPLACE FUNCTION pgque.slot_consumer_name(i_consumer text, i_slot int, i_n int)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT i_consumer || '#' || i_slot || '/' || i_n
+$$;
+
+-- Internal: checks names and returns the queue.
+CREATE OR REPLACE FUNCTION pgque.partition_check_names(i_queue text, i_consumer text)
+RETURNS pgque.queue
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF i_queue IS NULL OR i_queue = '' OR i_consumer IS NULL OR i_consumer = '' THEN
+        RAISE EXCEPTION 'queue and consumer names must not be null or empty' USING ERRCODE = '22023';
+    END IF;
+    IF position('#' IN i_consumer) > 0 THEN
+        RAISE EXCEPTION 'consumer name % must not contain "#" (reserved for slot names)', i_consumer USING ERRCODE = '22023';
+    END IF;
+    RETURN pgque.find_queue(i_queue);
+END
+$$;
+
+-- Internal: the pinned N of a partitioned consumer, or a PQ006 error.
+CREATE OR REPLACE FUNCTION pgque.partition_pinned_n(i_queue pgque.queue, i_consumer text)
+RETURNS int4
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_n int4;
+BEGIN
+    SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = i_queue.queue_id AND co_name = i_consumer;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'consumer % of queue % is not a partitioned consumer; call pgque.subscribe_partitioned() first',
+            i_consumer, i_queue.queue_name USING ERRCODE = 'PQ006';
+    END IF;
+    RETURN v_n;
+END
+$$;
+
+-- Internal: pins N for the consumer (first caller wins, race-free) or checks it.
+CREATE OR REPLACE FUNCTION pgque.partition_pin(i_queue pgque.queue, i_consumer text, i_n int)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_pinned int4;
+BEGIN
+    IF i_n IS NULL OR i_n < 1 OR i_n > 256 THEN
+        RAISE EXCEPTION 'slot count n must be between 1 and 256, got %', i_n USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO pgque.partition_consumer (queue_id, co_name, n) VALUES (i_queue.queue_id, i_consumer, i_n)
+    ON CONFLICT (queue_id, co_name) DO UPDATE SET n = pgque.partition_consumer.n
+    RETURNING n INTO v_pinned;
+    IF v_pinned <> i_n THEN
+        RAISE EXCEPTION 'wrong slot count for consumer % of queue %: pinned n=%, caller passed n=%',
+            i_consumer, i_queue.queue_name, v_pinned, i_n USING ERRCODE = 'PQ006';
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.subscribe_slot(i_queue text, i_consumer text, i_slot int, i_n int)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+BEGIN
+    PERFORM pgque.partition_pin(q, i_consumer, i_n);
+    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= i_n THEN
+        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, i_n - 1 USING ERRCODE = 'PQ006';
+    END IF;
+    PERFORM pgque.register_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
+    INSERT INTO pgque.partition_slot (queue_id, co_name, slot) VALUES (q.queue_id, i_consumer, i_slot)
+    ON CONFLICT DO NOTHING;
+END
+$$;
+
+-- Creates all N slots at one shared tick, so no hash class starts later than another (a
+-- slot that starts later silently loses the events ticked before it existed).
+CREATE OR REPLACE FUNCTION pgque.subscribe_partitioned(i_queue text, i_consumer text, i_n int)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+    v_tick bigint;
+    v_present int[];
+    v_other text;
+BEGIN
+    PERFORM pgque.partition_pin(q, i_consumer, i_n);
+    -- Slot subscriptions of this consumer under another N (left from an older set-up).
+    SELECT c.co_name INTO v_other
+      FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+     WHERE s.sub_queue = q.queue_id
+       AND left(c.co_name, length(i_consumer) + 1) = i_consumer || '#'
+       AND NOT c.co_name = ANY (ARRAY(SELECT pgque.slot_consumer_name(i_consumer, k, i_n) FROM generate_series(0, i_n - 1) k))
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'queue % already has slot subscription % that does not belong to n=%; unsubscribe it first',
+            i_queue, v_other, i_n USING ERRCODE = 'PQ006';
+    END IF;
+    SELECT array_agg(k ORDER BY k) INTO v_present
+      FROM generate_series(0, i_n - 1) k
+      JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(i_consumer, k, i_n)
+      JOIN pgque.subscription s ON s.sub_consumer = c.co_id AND s.sub_queue = q.queue_id;
+    IF cardinality(v_present) = i_n THEN
+        INSERT INTO pgque.partition_slot (queue_id, co_name, slot)
+        SELECT q.queue_id, i_consumer, k FROM generate_series(0, i_n - 1) k
+        ON CONFLICT DO NOTHING;
+        RETURN;
+    END IF;
+    IF cardinality(v_present) > 0 THEN
+        RAISE EXCEPTION 'consumer % of queue % is set up incompletely (slots % of % exist); call pgque.unsubscribe_partitioned() and subscribe again',
+            i_consumer, i_queue, v_present, i_n USING ERRCODE = 'PQ006';
+    END IF;
+    SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
+    FOR k IN 0 .. i_n - 1 LOOP
+        PERFORM pgque.register_consumer_at(i_queue, pgque.slot_consumer_name(i_consumer, k, i_n), v_tick);
+        INSERT INTO pgque.partition_slot (queue_id, co_name, slot) VALUES (q.queue_id, i_consumer, k)
+        ON CONFLICT DO NOTHING;
+    END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.unsubscribe_slot(i_queue text, i_consumer text, i_slot int)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+    v_n int4;
+BEGIN
+    SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= v_n THEN
+        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, v_n - 1 USING ERRCODE = 'PQ006';
+    END IF;
+    PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
+    DELETE FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot;
+    DELETE FROM pgque.partition_consumer pc
+     WHERE pc.queue_id = q.queue_id AND pc.co_name = i_consumer
+       AND NOT EXISTS (SELECT 1 FROM pgque.partition_slot ps WHERE ps.queue_id = pc.queue_id AND ps.co_name = pc.co_name);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.unsubscribe_partitioned(i_queue text, i_consumer text)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+    v_n int4;
+BEGIN
+    SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    FOR k IN 0 .. v_n - 1 LOOP
+        PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, k, v_n));
+    END LOOP;
+    DELETE FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer;
+END
+$$;
+
+-- Takes or renews the lease on one slot. Returns the lease epoch, or NULL when another live
+-- worker holds it or the slot row is busy (never waits: a worker simply tries the next slot).
+-- The epoch grows on every takeover, so side effects stamped with it expose zombies.
+CREATE OR REPLACE FUNCTION pgque.claim_slot(i_queue text, i_consumer text, i_slot int, i_worker text,
+    i_ttl interval DEFAULT '30 seconds')
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_n int4;
+    r pgque.partition_slot;
+    v_now timestamptz;
+BEGIN
+    IF i_worker IS NULL OR i_worker = '' THEN
+        RAISE EXCEPTION 'worker id must not be null or empty' USING ERRCODE = '22023';
+    END IF;
+    IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl < interval '1 second' THEN
+        RAISE EXCEPTION 'lease ttl must be a finite interval of at least 1 second, got %', i_ttl USING ERRCODE = '22023';
+    END IF;
+    q := pgque.partition_check_names(i_queue, i_consumer);
+    v_n := pgque.partition_pinned_n(q, i_consumer);
+    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= v_n THEN
+        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, v_n - 1 USING ERRCODE = 'PQ006';
+    END IF;
+    SELECT * INTO r FROM pgque.partition_slot
+     WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
+       FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        PERFORM 1 FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot;
+        IF FOUND THEN
+            RETURN NULL;
+        END IF;
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+    END IF;
+    v_now := clock_timestamp();
+    IF r.lease_owner = i_worker THEN
+        UPDATE pgque.partition_slot SET lease_until = v_now + i_ttl, lease_ttl = i_ttl
+         WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
+        RETURN r.epoch;
+    END IF;
+    IF r.lease_owner IS NULL OR r.lease_until <= v_now THEN
+        UPDATE pgque.partition_slot
+           SET lease_owner = i_worker, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1
+         WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
+        RETURN r.epoch + 1;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- Gives the lease back, only at a batch boundary: releasing with a batch open would let a
+-- successor process events this worker may still be working on.
+CREATE OR REPLACE FUNCTION pgque.release_slot(i_queue text, i_consumer text, i_slot int, i_worker text)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+    v_n int4 := pgque.partition_pinned_n(q, i_consumer);
+    r pgque.partition_slot;
+    v_batch bigint;
+BEGIN
+    SELECT * INTO r FROM pgque.partition_slot
+     WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
+       FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+    END IF;
+    IF r.lease_owner IS DISTINCT FROM i_worker THEN
+        RETURN false;
+    END IF;
+    SELECT s.sub_batch INTO v_batch FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+     WHERE s.sub_queue = q.queue_id AND c.co_name = pgque.slot_consumer_name(i_consumer, i_slot, v_n);
+    IF v_batch IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot release slot % of consumer % while batch % is open; ack the batch first',
+            i_slot, i_consumer, v_batch USING ERRCODE = '55000';
+    END IF;
+    UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL
+     WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
+    RETURN true;
+END
+$$;
+
+-- Internal: the guard in front of every slot read and ack. Checks the set-up (N before any
+-- lease check, so a misconfigured caller learns about N), then that i_worker holds the lease,
+-- and renews it. Returns the slot subscription.
+CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
+RETURNS pgque.subscription
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_n int4;
+    r pgque.partition_slot;
+    s pgque.subscription;
+BEGIN
+    IF i_slot IS NULL OR i_n IS NULL OR i_worker IS NULL THEN
+        RAISE EXCEPTION 'slot, n and worker must not be null' USING ERRCODE = '22023';
+    END IF;
+    q := pgque.partition_check_names(i_queue, i_consumer);
+    v_n := pgque.partition_pinned_n(q, i_consumer);
+    IF v_n <> i_n THEN
+        RAISE EXCEPTION 'wrong slot count for consumer % of queue %: pinned n=%, caller passed n=%',
+            i_consumer, i_queue, v_n, i_n USING ERRCODE = 'PQ006';
+    END IF;
+    IF i_slot < 0 OR i_slot >= v_n THEN
+        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, v_n - 1 USING ERRCODE = 'PQ006';
+    END IF;
+    SELECT * INTO r FROM pgque.partition_slot
+     WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
+       FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+    END IF;
+    IF r.lease_owner IS NULL THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not leased; call pgque.claim_slot() first',
+            i_slot, i_consumer, i_queue USING ERRCODE = 'PQ005';
+    END IF;
+    IF r.lease_owner <> i_worker THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % is held by worker %, not %; fenced',
+            i_slot, i_consumer, i_queue, r.lease_owner, i_worker USING ERRCODE = 'PQ004';
+    END IF;
+    -- Every read and ack renews; an expired lease nobody took over is simply renewed.
+    UPDATE pgque.partition_slot SET lease_until = clock_timestamp() + lease_ttl
+     WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
+    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = q.queue_id AND c.co_name = pgque.slot_consumer_name(i_consumer, i_slot, v_n);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+    END IF;
+    RETURN s;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_max int DEFAULT 100)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_batch bigint;
+BEGIN
+    IF i_max IS NULL OR i_max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1, got %', i_max USING ERRCODE = '22023';
+    END IF;
+    PERFORM pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+    v_batch := pgque.next_batch(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
+    IF v_batch IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM pgque.batch_messages(v_batch, NULL, i_max, i_slot, i_n);
+    IF NOT FOUND THEN
+        -- Nothing of this slot's hash class in the window: move the slot's cursor on.
+        PERFORM pgque.finish_batch(v_batch);
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_after_msg_id bigint, i_max int DEFAULT 1000)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription;
+BEGIN
+    IF i_max IS NULL OR i_max < 1 THEN
+        RAISE EXCEPTION 'max must be at least 1, got %', i_max USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+    IF s.sub_batch IS NULL THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
+    END IF;
+    RETURN QUERY SELECT * FROM pgque.batch_messages(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS NULL THEN
+        RETURN 0;
+    END IF;
+    RETURN pgque.finish_batch(s.sub_batch);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.nack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
+    i_msg pgque.message, i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS NULL THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
+    END IF;
+    RETURN pgque.nack_core(s.sub_batch, (i_msg).msg_id, i_retry_after, i_reason, i_slot, i_n);
+END
+$$;
+
+-- One row per slot 0..n-1 of every partitioned consumer, also for slots nobody polls: an
+-- unpolled slot pins rotation for the whole queue, so it must be visible. lease_owner shows
+-- live leases only. pending_events counts the queue's events since the slot's cursor (all
+-- hash classes, an estimate); 0 means the slot is caught up.
+CREATE OR REPLACE VIEW pgque.partition_slot_status AS
+SELECT q.queue_name,
+       pc.co_name AS consumer,
+       g.slot,
+       pc.n,
+       CASE WHEN ps.lease_until > clock_timestamp() THEN ps.lease_owner END AS lease_owner,
+       ps.lease_until,
+       coalesce(ps.epoch, 0) AS epoch,
+       s.sub_last_tick AS last_tick,
+       greatest(lt.tick_event_seq - ct.tick_event_seq, 0) AS pending_events
+  FROM pgque.partition_consumer pc
+  JOIN pgque.queue q ON q.queue_id = pc.queue_id
+ CROSS JOIN LATERAL generate_series(0, pc.n - 1) AS g(slot)
+  LEFT JOIN pgque.partition_slot ps
+         ON ps.queue_id = pc.queue_id AND ps.co_name = pc.co_name AND ps.slot = g.slot
+  LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(pc.co_name, g.slot, pc.n)
+  LEFT JOIN pgque.subscription s ON s.sub_queue = pc.queue_id AND s.sub_consumer = c.co_id
+  LEFT JOIN pgque.tick ct ON ct.tick_queue = pc.queue_id AND ct.tick_id = s.sub_last_tick
+  LEFT JOIN LATERAL (SELECT t.tick_event_seq FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
+                      ORDER BY t.tick_id DESC LIMIT 1) lt ON true;

@@ -1,0 +1,175 @@
+-- Producer idempotency: a TTL window of idempotency keys per queue (like SQS deduplication ids).
+-- The claim and the event share the caller's transaction, so a rolled-back send frees its key
+-- and no key is ever claimed without its event. Writer role.
+--
+-- Key scope matters: the key must name the effect, not just the entity. With key
+-- 'migrate:<tenant>', migration v2 sent within the window of v1 is silently dropped as a
+-- duplicate; use 'migrate:<tenant>:<version>'.
+
+CREATE TABLE IF NOT EXISTS pgque.idem (
+    queue_id   int4 NOT NULL REFERENCES pgque.queue (queue_id) ON DELETE CASCADE,
+    idem_key   text NOT NULL,
+    event_id   bigint,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (queue_id, idem_key)
+);
+CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
+
+-- Internal: TTL check, and wiring of the queue's expired-key cleanup into maint() on first use.
+CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)
+RETURNS pgque.queue
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+BEGIN
+    IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl <= interval '0' THEN
+        RAISE EXCEPTION 'ttl must be a positive, finite interval, got %', i_ttl USING ERRCODE = '22023';
+    END IF;
+    q := pgque.find_queue(i_queue);
+    IF NOT 'pgque.maint_idem' = ANY (coalesce(q.queue_extra_maint, '{}'::text[])) THEN
+        UPDATE pgque.queue
+           SET queue_extra_maint = array_append(coalesce(queue_extra_maint, '{}'::text[]), 'pgque.maint_idem')
+         WHERE queue_id = q.queue_id
+           AND NOT 'pgque.maint_idem' = ANY (coalesce(queue_extra_maint, '{}'::text[]));
+    END IF;
+    RETURN q;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.send_idem(i_queue text, i_type text, i_payload text, i_idem_key text,
+    i_ttl interval DEFAULT '1 hour', i_partition_key text DEFAULT NULL)
+RETURNS TABLE (event_id bigint, deduped boolean)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_claimed boolean;
+    v_id bigint;
+BEGIN
+    IF i_idem_key IS NULL THEN
+        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = '22023';
+    END IF;
+    q := pgque.idem_prepare(i_queue, i_ttl);
+    -- The primary key serialises racing senders of one key: the second waits for the first's
+    -- transaction, then sees its live claim (dedup) or, after a rollback, claims itself.
+    INSERT INTO pgque.idem AS i (queue_id, idem_key, event_id, expires_at)
+    VALUES (q.queue_id, i_idem_key, NULL, clock_timestamp() + i_ttl)
+    ON CONFLICT (queue_id, idem_key) DO UPDATE
+        SET event_id = NULL, expires_at = clock_timestamp() + i_ttl
+        WHERE i.expires_at <= clock_timestamp()
+    RETURNING true INTO v_claimed;
+    IF v_claimed THEN
+        v_id := (pgque.insert_events_raw(q, ARRAY[i_type], ARRAY[i_payload], ARRAY[i_partition_key],
+                                         ARRAY[i_idem_key], NULL, NULL))[1];
+        UPDATE pgque.idem SET event_id = v_id WHERE queue_id = q.queue_id AND idem_key = i_idem_key;
+        RETURN QUERY SELECT v_id, false;
+    ELSE
+        RETURN QUERY SELECT i.event_id, true FROM pgque.idem i WHERE i.queue_id = q.queue_id AND i.idem_key = i_idem_key;
+        IF NOT FOUND THEN
+            RETURN QUERY SELECT NULL::bigint, true;
+        END IF;
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.send_idem(i_queue text, i_type text, i_payload jsonb, i_idem_key text,
+    i_ttl interval DEFAULT '1 hour', i_partition_key text DEFAULT NULL)
+RETURNS TABLE (event_id bigint, deduped boolean)
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT * FROM pgque.send_idem(i_queue, i_type, i_payload::text, i_idem_key, i_ttl, i_partition_key)
+$$;
+
+-- The batch form, for the sink: one round trip per batch. Results come back per input position;
+-- a key repeated inside one call is deduped to its first occurrence.
+CREATE OR REPLACE FUNCTION pgque.send_idem_events(i_queue text, i_types text[], i_payloads text[], i_idem_keys text[],
+    i_ttl interval, i_partition_keys text[] DEFAULT NULL, i_extra3 text[] DEFAULT NULL, i_extra4 text[] DEFAULT NULL)
+RETURNS TABLE (ord int, event_id bigint, deduped boolean)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_first_keys text[];
+    v_first_ords int[];
+    v_claimed text[];
+    v_pos int[];
+    v_ids bigint[];
+BEGIN
+    PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
+    IF i_idem_keys IS NULL OR array_position(i_idem_keys, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'idem_key must not be null (position %)', coalesce(array_position(i_idem_keys, NULL), 0)
+            USING ERRCODE = '22023';
+    END IF;
+    q := pgque.idem_prepare(i_queue, i_ttl);
+    IF cardinality(i_payloads) = 0 THEN
+        RETURN;
+    END IF;
+
+    SELECT array_agg(f.k ORDER BY f.k), array_agg(f.o ORDER BY f.k)
+      INTO v_first_keys, v_first_ords
+      FROM (SELECT DISTINCT ON (u.k) u.k, u.o::int AS o
+              FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
+             ORDER BY u.k, u.o) f;
+
+    -- Claims in key order, so two batches racing on overlapping keys cannot deadlock.
+    WITH claimed AS (
+        INSERT INTO pgque.idem AS i (queue_id, idem_key, event_id, expires_at)
+        SELECT q.queue_id, k, NULL, clock_timestamp() + i_ttl FROM unnest(v_first_keys) AS k ORDER BY k
+        ON CONFLICT (queue_id, idem_key) DO UPDATE
+            SET event_id = NULL, expires_at = clock_timestamp() + i_ttl
+            WHERE i.expires_at <= clock_timestamp()
+        RETURNING i.idem_key)
+    SELECT array_agg(idem_key) INTO v_claimed FROM claimed;
+
+    SELECT array_agg(f.o ORDER BY f.o) INTO v_pos
+      FROM unnest(v_first_keys, v_first_ords) AS f(k, o)
+     WHERE f.k = ANY (coalesce(v_claimed, '{}'::text[]));
+
+    IF v_pos IS NOT NULL THEN
+        v_ids := pgque.insert_events_raw(q,
+            ARRAY(SELECT i_types[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
+            ARRAY(SELECT i_payloads[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
+            ARRAY(SELECT i_partition_keys[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
+            ARRAY(SELECT i_idem_keys[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
+            ARRAY(SELECT i_extra3[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
+            ARRAY(SELECT i_extra4[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n));
+        UPDATE pgque.idem i SET event_id = x.id
+          FROM unnest(v_pos, v_ids) AS x(p, id)
+         WHERE i.queue_id = q.queue_id AND i.idem_key = i_idem_keys[x.p];
+    END IF;
+
+    RETURN QUERY
+        SELECT u.o::int, i.event_id, NOT (u.o::int = ANY (coalesce(v_pos, '{}'::int[])))
+          FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
+          LEFT JOIN pgque.idem i ON i.queue_id = q.queue_id AND i.idem_key = u.k
+         ORDER BY u.o;
+END
+$$;
+
+-- Deletes up to 10,000 expired keys of the queue; returns 1 when there may be more.
+CREATE OR REPLACE FUNCTION pgque.maint_idem(i_queue_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue := pgque.find_queue(i_queue_name);
+    v_count int;
+BEGIN
+    DELETE FROM pgque.idem i
+     WHERE i.ctid = ANY (ARRAY(SELECT x.ctid FROM pgque.idem x
+                                WHERE x.queue_id = q.queue_id AND x.expires_at < clock_timestamp()
+                                LIMIT 10000));
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN CASE WHEN v_count >= 10000 THEN 1 ELSE 0 END;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.maint_idem()
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_name text;
+    v_more int := 0;
+BEGIN
+    FOR v_name IN SELECT queue_name FROM pgque.queue ORDER BY queue_name LOOP
+        v_more := greatest(v_more, pgque.maint_idem(v_name));
+    END LOOP;
+    RETURN v_more;
+END
+$$;
