@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Guarantee G1 (per-key affinity + FIFO) as a property: several producer sessions send random
  * keys concurrently (each key owned by exactly one producer, so a key's events commit one after
- * another) while a ticker cuts the stream into many batches; then every slot is drained in
+ * another), by single keyed sends and by send_events batches, while a ticker cuts the stream
+ * into many batches; then every slot is drained in
  * pages. Every event must come out exactly once, on the slot PostgreSQL's own hash assigns to its
  * key, and every key's events must come out in send order.
  */
@@ -105,12 +106,36 @@ class PartitionAffinityPropertyIT {
                     Random r = new Random(pSeed);
                     Map<String, Integer> seq = new HashMap<>();
                     try (Connection c = ds.getConnection()) {
-                        c.setAutoCommit(true); // each send commits before the next one of any key
-                        for (int i = 0; i < EVENTS / PRODUCERS; i++) {
-                            String key = mine.get(r.nextInt(mine.size()));
-                            int s = seq.merge(key, 1, Integer::sum);
-                            long id = Pq.send(c, q, "evt", me + ":" + key + ":" + s, key);
-                            sent.put(id, new Sent(key, s));
+                        c.setAutoCommit(true); // each call commits before the next one of any key
+                        int left = EVENTS / PRODUCERS;
+                        while (left > 0) {
+                            // Half the calls are single keyed sends, half are send_events batches
+                            // (the sink's path) holding several events of the same keys in order.
+                            int size = r.nextBoolean() ? 1 : Math.min(left, 1 + r.nextInt(12));
+                            String[] ks = new String[size];
+                            String[] ps = new String[size];
+                            int[] ss = new int[size];
+                            for (int i = 0; i < size; i++) {
+                                ks[i] = mine.get(r.nextInt(mine.size()));
+                                ss[i] = seq.merge(ks[i], 1, Integer::sum);
+                                ps[i] = me + ":" + ks[i] + ":" + ss[i];
+                            }
+                            if (size == 1) {
+                                sent.put(Pq.send(c, q, "evt", ps[0], ks[0]), new Sent(ks[0], ss[0]));
+                            } else {
+                                Long[] ids;
+                                try (var st = c.prepareStatement("select pgque.send_events(?::text, null::text[], ?::text[], ?::text[])")) {
+                                    Db.bind(c, st, q, ps, ks);
+                                    try (var rs = st.executeQuery()) {
+                                        rs.next();
+                                        ids = (Long[]) rs.getArray(1).getArray();
+                                    }
+                                }
+                                for (int i = 0; i < size; i++) {
+                                    sent.put(ids[i], new Sent(ks[i], ss[i]));
+                                }
+                            }
+                            left -= size;
                         }
                     }
                     return null;

@@ -48,19 +48,22 @@ class PartitionRolesIT {
 
     @Test
     void reader_can_claim_receive_page_nack_ack_release_and_read_the_view() {
+        String q = "roles_reader_q"; // own queue: other tests send to Q
+        Pq.createQueue(su, q);
+        Pq.subscribePartitioned(reader, q, "w", 2);
         String key = "tenant-r";
         int slot = Pq.expectedSlot(su, key, 2);
-        Pq.send(writer, Q, "evt", "a", key);
-        Pq.send(writer, Q, "evt", "b", key);
-        Pq.tick(su, Q);
-        assertNotNull(Pq.claim(reader, Q, "w", slot, "reader-1"));
-        List<Msg> page = Pq.receive(reader, Q, "w", slot, 2, "reader-1", 1);
+        Pq.send(writer, q, "evt", "a", key);
+        Pq.send(writer, q, "evt", "b", key);
+        Pq.tick(su, q);
+        assertNotNull(Pq.claim(reader, q, "w", slot, "reader-1"));
+        List<Msg> page = Pq.receive(reader, q, "w", slot, 2, "reader-1", 1);
         assertEquals(1, page.size());
-        assertEquals(1, Pq.readBatch(reader, Q, "w", slot, 2, "reader-1", page.get(0).msgId(), 10).size());
-        assertEquals(1, Pq.nack(reader, Q, "w", slot, 2, "reader-1", page.get(0), "1 hour"));
-        assertEquals(1, Pq.ack(reader, Q, "w", slot, 2, "reader-1"));
-        assertEquals(Boolean.TRUE, Pq.release(reader, Q, "w", slot, "reader-1"));
-        assertEquals(2, Pq.status(reader, Q, "w").size());
+        assertEquals(1, Pq.readBatch(reader, q, "w", slot, 2, "reader-1", page.get(0).msgId(), 10).size());
+        assertEquals(1, Pq.nack(reader, q, "w", slot, 2, "reader-1", page.get(0), "1 hour"));
+        assertEquals(1, Pq.ack(reader, q, "w", slot, 2, "reader-1"));
+        assertEquals(Boolean.TRUE, Pq.release(reader, q, "w", slot, "reader-1"));
+        assertEquals(2, Pq.status(reader, q, "w").size());
     }
 
     @Test

@@ -545,6 +545,55 @@ class PartitionUnitBehaviourIT {
                 + " where q.queue_name = ?", q));
     }
 
+    @Test
+    void subscribe_partitioned_rejects_a_half_set_up_consumer() {
+        String q = newQueue("q_half");
+        Pq.subscribeSlot(ds, q, "w", 0, 2);
+        Db.assertSqlState("PQ006", () -> Pq.subscribePartitioned(ds, q, "w", 2));
+    }
+
+    @Test
+    void subscribe_partitioned_rejects_slot_names_left_from_another_n() {
+        String q = newQueue("q_legacy");
+        // A raw PgQ registration under the slot naming scheme, without any pin.
+        Db.exec(ds, "select pgque.register_consumer(?::text, ?::text)", q, "w#0/3");
+        Db.assertSqlState("PQ006", () -> Pq.subscribePartitioned(ds, q, "w", 2));
+    }
+
+    @Test
+    void plain_unsubscribe_of_a_slot_consumer_raises_wrong_api() {
+        String q = partitioned("q_plainunsub", "w", 2);
+        Db.assertSqlState("PQ009", () -> Db.exec(ds, "select pgque.unsubscribe(?::text, ?::text)", q, "w#0/2"));
+        assertEquals(2, Pq.status(ds, q, "w").size());
+    }
+
+    private static long retryRows(String q) {
+        return Db.count(ds, "select count(*) from pgque.retry_queue r join pgque.queue q on q.queue_id = r.ev_queue"
+                + " where q.queue_name = ?", q);
+    }
+
+    @Test
+    void unsubscribe_slot_drops_the_slots_retry_rows() {
+        String q = partitioned("q_unsubretry", "w", 1);
+        Msg m = openBatch(q, 1).get(0);
+        assertEquals(1, Pq.nack(ds, q, "w", 0, 1, "w1", m, "1 hour"));
+        assertEquals(1, Pq.ack(ds, q, "w", 0, 1, "w1"));
+        assertEquals(1, retryRows(q));
+        Db.exec(ds, "select pgque.unsubscribe_slot(?::text, ?::text, ?::int)", q, "w", 0);
+        assertEquals(0, retryRows(q));
+    }
+
+    @Test
+    void unsubscribe_partitioned_drops_the_slots_retry_rows() {
+        String q = partitioned("q_unsubpretry", "w", 1);
+        Msg m = openBatch(q, 1).get(0);
+        assertEquals(1, Pq.nack(ds, q, "w", 0, 1, "w1", m, "1 hour"));
+        assertEquals(1, Pq.ack(ds, q, "w", 0, 1, "w1"));
+        assertEquals(1, retryRows(q));
+        Db.exec(ds, "select pgque.unsubscribe_partitioned(?::text, ?::text)", q, "w");
+        assertEquals(0, retryRows(q));
+    }
+
     private static Object[] prepend(Object first, Object[] rest) {
         Object[] out = new Object[rest.length + 1];
         out[0] = first;

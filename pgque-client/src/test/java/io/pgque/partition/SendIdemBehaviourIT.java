@@ -212,7 +212,7 @@ class SendIdemBehaviourIT {
 
     @Test
     void race_same_key_second_session_waits_then_dedups_to_first_id() throws Exception {
-        String q = newQueue("q_race_commit");
+        String q = warmQueue("q_race_commit");
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(true);
@@ -232,7 +232,7 @@ class SendIdemBehaviourIT {
 
     @Test
     void race_same_key_first_session_rolls_back_second_claims_and_inserts() throws Exception {
-        String q = newQueue("q_race_rollback");
+        String q = warmQueue("q_race_rollback");
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(true);
@@ -252,7 +252,7 @@ class SendIdemBehaviourIT {
 
     @Test
     void race_rollback_expiry_is_computed_after_the_lock_wait() throws Exception {
-        String q = newQueue("q_race_expiry");
+        String q = warmQueue("q_race_expiry");
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(true);
@@ -269,6 +269,63 @@ class SendIdemBehaviourIT {
             assertFalse(expires.isBefore(released.plusSeconds(10)),
                     "B's window must start when B got the key (" + released + " + 10 s), not before its wait: " + expires);
         }
+    }
+
+    @Test
+    void race_under_repeatable_read_the_waiting_session_gets_a_serialization_failure() throws Exception {
+        String q = warmQueue("q_race_rr");
+        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            b.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            int bPid = Db.one(b, Integer.class, "select pg_backend_pid()");
+            b.commit();
+            Idem ra = Pq.sendIdem(a, q, "evt", "from A", "race-key", "1 hour", null);
+            Future<Idem> fb = pool.submit(() -> Pq.sendIdem(b, q, "evt", "from B", "race-key", "1 hour", null));
+            awaitLockWait(bPid);
+            a.commit();
+            Db.assertSqlState("40001", () -> fb.get(10, TimeUnit.SECONDS));
+            b.rollback();
+            assertEquals(Boolean.FALSE, ra.deduped());
+            assertEquals(1, Pq.eventsWithIdemKey(ds, q, "race-key"));
+            // The documented remedy: retry, and the retry dedups.
+            b.setAutoCommit(true);
+            Idem retried = Pq.sendIdem(b, q, "evt", "from B", "race-key", "1 hour", null);
+            assertEquals(Boolean.TRUE, retried.deduped());
+            assertEquals(ra.eventId(), retried.eventId());
+        }
+    }
+
+    @Test
+    void maint_idem_reaps_10000_per_call_and_says_when_to_call_again() {
+        String q = newQueue("q_gc_big");
+        int n = 10_001;
+        String[] types = new String[n];
+        String[] payloads = new String[n];
+        String[] keys = new String[n];
+        for (int i = 0; i < n; i++) {
+            types[i] = "t";
+            payloads[i] = "p";
+            keys[i] = "gc-" + i;
+        }
+        assertEquals(n, Pq.sendIdemEvents(ds, q, types, payloads, keys, "1 second", null, null, null).size());
+        Db.await(Duration.ofSeconds(10), Duration.ofMillis(100), "the claims to expire", () ->
+                Boolean.TRUE.equals(Db.one(ds, Boolean.class, "select bool_and(i.expires_at < clock_timestamp())"
+                        + " from pgque.idem i join pgque.queue q on q.queue_id = i.queue_id where q.queue_name = ?", q)));
+        assertEquals(1, Db.one(ds, Integer.class, "select pgque.maint_idem(?::text)", q), "a full batch: call again");
+        assertEquals(1, idemRows(q));
+        assertEquals(0, Db.one(ds, Integer.class, "select pgque.maint_idem(?::text)", q));
+        assertEquals(0, idemRows(q));
+    }
+
+    /**
+     * A queue that has already seen a committed send_idem, so its first-use set-up (registering
+     * maint_idem on the queue row) is done and racing senders meet on the idem key itself.
+     */
+    private static String warmQueue(String prefix) {
+        String q = newQueue(prefix);
+        Pq.sendIdem(ds, q, "evt", "warm-up", "warm-up-key", "1 hour");
+        return q;
     }
 
     private static void awaitLockWait(int pid) {
