@@ -108,6 +108,16 @@ class PartitionRolesIT {
         Db.exec(admin, "select pgque.maint_idem()");
     }
 
+    @Test
+    void no_app_role_can_call_the_internal_helpers() {
+        for (DataSource role : List.of(reader, writer, admin)) {
+            Db.assertSqlState("42501", () -> Db.rows(role, "select pgque.slot_guard(?::text, 'w', 0, 2, 'x')", Q));
+            Db.assertSqlState("42501", () -> Db.rows(role, "select pgque.idem_prepare(?::text, interval '1 hour')", Q));
+            Db.assertSqlState("42501", () -> Db.rows(role,
+                    "select pgque.partition_pin(q, 'forged', 3) from pgque.queue q where q.queue_name = ?", Q));
+        }
+    }
+
     // ------------------------------------------------------------------ internal tables
 
     @Test

@@ -359,6 +359,37 @@ class SendIdemBehaviourIT {
         assertEquals("x3a", event(q, r.get(0).eventId()).get("ev_extra3"));
         assertEquals("x4c", event(q, r.get(2).eventId()).get("ev_extra4"));
         assertEquals(3, new HashSet<>(r.stream().map(Idem::eventId).toList()).size());
+        // Ids ascend with input position, so one key's events sent together keep their order.
+        assertTrue(r.get(0).eventId() < r.get(1).eventId() && r.get(1).eventId() < r.get(2).eventId(), "ids: " + r);
+    }
+
+    @Test
+    void send_idem_events_rejects_arrays_of_different_lengths() {
+        String q = newQueue("q_ev_len");
+        Db.assertSqlState("22023", () -> Pq.sendIdemEvents(ds, q, arr("t", "t"), arr("a", "b"), arr("k1"), "1 hour",
+                null, null, null));
+        Db.assertSqlState("22023", () -> Pq.sendIdemEvents(ds, q, null, arr("a", "b"), arr("k1", "k2"), "1 hour",
+                arr("pk"), null, null));
+    }
+
+    @Test
+    void send_idem_with_partition_key_is_delivered_on_the_keys_slot() {
+        String q = newQueue("q_compose");
+        int n = 4;
+        Pq.subscribePartitioned(ds, q, "w", n);
+        Idem r = Db.with(ds, c -> Pq.sendIdem(c, q, "evt", "p", "idem-compose", "1 hour", "tenant-compose"));
+        Pq.sendIdemEvents(ds, q, arr("t"), arr("p2"), arr("idem-compose-2"), "1 hour", arr("tenant-compose"), null, null);
+        Pq.tick(ds, q);
+        int home = Pq.expectedSlot(ds, "tenant-compose", n);
+        for (int k = 0; k < n; k++) {
+            List<Pq.Msg> got = Pq.drainSlot(ds, q, "w", k, n, "w1", 100);
+            if (k == home) {
+                assertEquals(List.of("idem-compose", "idem-compose-2"), got.stream().map(Pq.Msg::extra2).toList());
+                assertEquals(r.eventId().longValue(), got.get(0).msgId());
+            } else {
+                assertEquals(List.of(), got, "slot " + k);
+            }
+        }
     }
 
     @Test
