@@ -181,6 +181,11 @@ final class Db {
         return null;
     }
 
+    /** The server's major version (e.g. 17). */
+    static int serverMajor(DataSource ds) {
+        return one(ds, Integer.class, "select current_setting('server_version_num')::int / 10000");
+    }
+
     /** Polls until the condition holds; fails with the message once the deadline passes. */
     static void await(Duration timeout, Duration every, String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();

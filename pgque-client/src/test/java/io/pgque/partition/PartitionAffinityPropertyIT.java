@@ -3,6 +3,7 @@ package io.pgque.partition;
 import io.pgque.partition.Pq.Msg;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * pages. Every event must come out exactly once, on the slot PostgreSQL's own hash assigns to its
  * key, and every key's events must come out in send order.
  */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PartitionAffinityPropertyIT {
 
     private static final int PRODUCERS = 4;

@@ -3,6 +3,7 @@ package io.pgque.partition;
 import io.pgque.partition.Pq.Msg;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * share a scenario (12.2, 12.3) share one memoised run of it; every other item builds its own
  * queue so that tests stay independent of each other and of their order.
  */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PartitionKeysAcceptanceIT {
 
     private static DataSource ds;

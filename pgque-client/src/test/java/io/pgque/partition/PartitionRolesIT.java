@@ -4,6 +4,7 @@ import io.pgque.partition.Pq.Msg;
 import io.pgque.testing.EmbeddedPg;
 import io.pgque.testing.EmbeddedPg.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * tables pgque.idem, pgque.partition_slot and pgque.partition_consumer directly (admin may only
  * read the partition tables).
  */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PartitionRolesIT {
 
     private static DataSource su;

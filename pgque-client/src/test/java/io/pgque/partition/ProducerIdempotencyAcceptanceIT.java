@@ -4,6 +4,7 @@ import io.pgque.partition.Pq.Idem;
 import io.pgque.partition.Pq.Msg;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ENGINE.md 6.2: the US-13 producer-idempotency acceptance contract (send_idem TTL dedup) plus
  * the Tier A consumer recipe (section 5), one test per item, each on its own queue.
  */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ProducerIdempotencyAcceptanceIT {
 
     private static DataSource ds;
@@ -168,7 +170,8 @@ class ProducerIdempotencyAcceptanceIT {
     /** Section 5: exclusion is observable only across sessions; a contended key is not acquired. */
     @Test
     void tierA_xact_lock_excludes_a_second_session_until_commit() throws Exception {
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
             String sql = "select pg_try_advisory_xact_lock(hashtextextended('migrate:' || ?::text, 0))";
             assertTrue(Db.one(a, Boolean.class, sql, "t-contended"));

@@ -4,6 +4,7 @@ import io.pgque.partition.Pq.Idem;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -24,12 +25,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Producer idempotency beyond the acceptance script: ENGINE.md 6.4's send_idem facts, the
  * brief's key-scope hazard, the two-session dedup race (commit and rollback), the wall-clock
  * rules of section 4, and this project's batch form send_idem_events.
  */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SendIdemBehaviourIT {
 
     private static DataSource ds;
@@ -125,8 +128,16 @@ class SendIdemBehaviourIT {
         Db.assertSqlState("22023", () -> Pq.sendIdem(ds, q, "evt", "p", "k", null));
         Db.assertSqlState("22023", () -> Pq.sendIdem(ds, q, "evt", "p", "k", "0 seconds"));
         Db.assertSqlState("22023", () -> Pq.sendIdem(ds, q, "evt", "p", "k", "-1 hour"));
-        Db.assertSqlState("22023", () -> Pq.sendIdem(ds, q, "evt", "p", "k", "infinity"));
         Db.assertSqlState("PQ001", () -> Pq.sendIdem(ds, "no_such_queue", "evt", "p", "k", "1 hour"));
+    }
+
+    @Test
+    void send_idem_rejects_infinite_ttl() {
+        // Infinite intervals exist from PostgreSQL 17 on; before that no caller can pass one.
+        assumeTrue(Db.serverMajor(ds) >= 17, "no infinite intervals before PostgreSQL 17");
+        String q = newQueue("q_infttl");
+        Db.assertSqlState("22023", () -> Pq.sendIdem(ds, q, "evt", "p", "k", "infinity"));
+        Db.assertSqlState("22023", () -> Pq.sendIdemEvents(ds, q, arr("t"), arr("p"), arr("k"), "infinity", null, null, null));
     }
 
     @Test
@@ -213,7 +224,8 @@ class SendIdemBehaviourIT {
     @Test
     void race_same_key_second_session_waits_then_dedups_to_first_id() throws Exception {
         String q = warmQueue("q_race_commit");
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(true);
             int bPid = Db.one(b, Integer.class, "select pg_backend_pid()");
@@ -233,7 +245,8 @@ class SendIdemBehaviourIT {
     @Test
     void race_same_key_first_session_rolls_back_second_claims_and_inserts() throws Exception {
         String q = warmQueue("q_race_rollback");
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(true);
             int bPid = Db.one(b, Integer.class, "select pg_backend_pid()");
@@ -253,7 +266,8 @@ class SendIdemBehaviourIT {
     @Test
     void race_rollback_expiry_is_computed_after_the_lock_wait() throws Exception {
         String q = warmQueue("q_race_expiry");
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(true);
             int bPid = Db.one(b, Integer.class, "select pg_backend_pid()");
@@ -274,7 +288,8 @@ class SendIdemBehaviourIT {
     @Test
     void race_under_repeatable_read_the_waiting_session_gets_a_serialization_failure() throws Exception {
         String q = warmQueue("q_race_rr");
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
             b.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);

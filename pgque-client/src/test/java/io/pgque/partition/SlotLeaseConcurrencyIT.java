@@ -4,6 +4,7 @@ import io.pgque.partition.Pq.Msg;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * racing claims, a claim-loop worker pool, takeover of a silent worker by an heir that gets the
  * same open batch while the zombie is fenced, and claim_slot never blocking on a busy lease row.
  */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SlotLeaseConcurrencyIT {
 
     private static DataSource ds;
@@ -295,7 +297,8 @@ class SlotLeaseConcurrencyIT {
         String q = partitioned("noblock", "c", n);
         Pq.send(ds, q, "evt", "x", "k");
         Pq.tick(ds, q);
-        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
             a.setAutoCommit(true);
             assertNotNull(Pq.claim(a, q, "c", 0, "worker-a", "1 second"));
             a.setAutoCommit(false);
