@@ -1,6 +1,31 @@
 -- Producing: every path ends in pgque.insert_events_raw, which writes into the queue's active
 -- event table. Writer role.
 
+-- Internal: the event table that new rows of the queue must go to.
+--
+-- Rotation's step 2 records a transaction id from which on every writer uses the new table;
+-- readers rely on it to skip the old one. So the writer's own transaction id must be taken
+-- before the table number is read, and the read must not come from a snapshot older than the
+-- switch: under READ COMMITTED each statement reads afresh; under REPEATABLE READ or
+-- SERIALIZABLE the row lock turns a stale read into a serialization failure (retry the
+-- transaction) instead of a row written to a table readers no longer scan.
+CREATE OR REPLACE FUNCTION pgque.active_event_table(i_queue_id int4)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_table text;
+BEGIN
+    PERFORM pg_current_xact_id();
+    IF current_setting('transaction_isolation') = 'read committed' THEN
+        SELECT queue_data_pfx || '_' || queue_cur_table INTO v_table FROM pgque.queue WHERE queue_id = i_queue_id;
+    ELSE
+        SELECT queue_data_pfx || '_' || queue_cur_table INTO v_table FROM pgque.queue WHERE queue_id = i_queue_id
+           FOR SHARE;
+    END IF;
+    RETURN v_table;
+END
+$$;
+
 -- Internal: the one place that writes event rows. Ids are drawn in a block and handed out in
 -- ascending order of input position, so events sent together keep their order (ev_id order is
 -- delivery order inside a batch). Returns the ids aligned with the input arrays.
@@ -12,7 +37,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
     v_n     int := coalesce(cardinality(i_payloads), 0);
     v_ids   bigint[];
-    v_cur   int4;
+    v_table text;
 BEGIN
     IF v_n = 0 THEN
         RETURN '{}'::bigint[];
@@ -20,18 +45,14 @@ BEGIN
     IF i_queue.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
         RAISE EXCEPTION 'Insert into queue disallowed: %', i_queue.queue_name USING ERRCODE = '55000';
     END IF;
-    -- Take the transaction id before reading the active table: rotation's step 2 marks the
-    -- first transaction id that certainly writes to the new table, and an id drawn after a
-    -- stale read of the old table number would break that promise.
-    PERFORM pg_current_xact_id();
-    SELECT queue_cur_table INTO v_cur FROM pgque.queue WHERE queue_id = i_queue.queue_id;
+    v_table := pgque.active_event_table(i_queue.queue_id);
     v_ids := ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, v_n) ORDER BY 1);
     EXECUTE format(
         'INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
          SELECT $1[u.ord], now(), NULL, NULL, coalesce($2[u.ord], ''default''), u.payload,
                 $4[u.ord], $5[u.ord], $6[u.ord], $7[u.ord]
            FROM unnest($3) WITH ORDINALITY AS u(payload, ord)',
-        i_queue.queue_data_pfx || '_' || v_cur)
+        v_table)
     USING v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4;
     RETURN v_ids;
 END

@@ -134,7 +134,6 @@ DECLARE
     v_total int := 0;
 BEGIN
     LOCK TABLE pgque.retry_queue IN SHARE UPDATE EXCLUSIVE MODE;
-    PERFORM pg_current_xact_id();
     FOR q IN SELECT * FROM pgque.queue qq
               WHERE EXISTS (SELECT 1 FROM pgque.retry_queue r WHERE r.ev_queue = qq.queue_id AND r.ev_retry_after <= now())
               ORDER BY qq.queue_id LOOP
@@ -145,7 +144,7 @@ BEGIN
                            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4)
              INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
              SELECT * FROM moved ORDER BY ev_id',
-            q.queue_data_pfx || '_' || q.queue_cur_table)
+            pgque.active_event_table(q.queue_id))
         USING q.queue_id;
         GET DIAGNOSTICS v_moved = ROW_COUNT;
         -- Retries count toward the ticker's event threshold like fresh events.

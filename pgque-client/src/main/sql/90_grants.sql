@@ -90,6 +90,7 @@ REVOKE ALL ON FUNCTION
     pgque.current_txid(),
     pgque.seq_last_value(text),
     pgque.insert_tick(int4),
+    pgque.active_event_table(int4),
     pgque.insert_events_raw(pgque.queue, text[], text[], text[], text[], text[], text[]),
     pgque.check_event_arrays(text[], text[], text[], text[], text[], text[]),
     pgque.batch_event_rows(bigint, bigint, int, int, int),

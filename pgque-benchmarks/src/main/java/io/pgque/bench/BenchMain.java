@@ -1,0 +1,33 @@
+package io.pgque.bench;
+
+import java.util.Arrays;
+
+/**
+ * Entry point of the benchmark programs. Each benchmark starts its own embedded PostgreSQL (or
+ * uses {@code --jdbc-url=...}), measures the engine and a raw baseline on the same server in the
+ * same run, and prints both with their ratio.
+ */
+public final class BenchMain {
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("usage: BenchMain engine|slots [--jdbc-url=jdbc:postgresql://...]");
+            System.exit(2);
+        }
+        String jdbcUrl = Arrays.stream(args).filter(a -> a.startsWith("--jdbc-url="))
+                .map(a -> a.substring("--jdbc-url=".length())).findFirst().orElse(null);
+        try (BenchServer server = BenchServer.start(jdbcUrl)) {
+            switch (args[0]) {
+                case "engine" -> new EngineBenchmark(server).run();
+                case "slots" -> new SlotBenchmark(server).run();
+                default -> {
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots)");
+                    System.exit(2);
+                }
+            }
+        }
+    }
+}

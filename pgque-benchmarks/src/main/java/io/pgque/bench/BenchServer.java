@@ -1,0 +1,69 @@
+package io.pgque.bench;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** The PostgreSQL server a benchmark runs against, with the engine installed. */
+final class BenchServer implements AutoCloseable {
+
+    private final EmbeddedPostgres embedded;
+    private final String jdbcUrl;
+
+    private BenchServer(EmbeddedPostgres embedded, String jdbcUrl) {
+        this.embedded = embedded;
+        this.jdbcUrl = jdbcUrl;
+    }
+
+    static BenchServer start(String jdbcUrl) throws IOException, SQLException {
+        EmbeddedPostgres embedded = null;
+        if (jdbcUrl == null) {
+            embedded = EmbeddedPostgres.builder().setServerConfig("shared_buffers", "256MB").start();
+            jdbcUrl = embedded.getJdbcUrl("postgres", "postgres");
+        }
+        BenchServer server = new BenchServer(embedded, jdbcUrl);
+        try (Connection c = server.connect(); Statement s = c.createStatement()) {
+            s.execute(engineScript());
+            server.describe(c);
+        }
+        return server;
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true");
+    }
+
+    private void describe(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); var rs = s.executeQuery(
+                "select current_setting('server_version'), pgque.version(), current_setting('shared_buffers'),"
+                        + " current_setting('synchronous_commit')")) {
+            rs.next();
+            System.out.printf("server: PostgreSQL %s (%s), engine %s, shared_buffers %s, synchronous_commit %s; "
+                            + "JVM %s; %d cores%n",
+                    rs.getString(1), embedded != null ? "embedded" : "external", rs.getString(2), rs.getString(3),
+                    rs.getString(4), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+        }
+    }
+
+    private static String engineScript() throws IOException {
+        try (InputStream in = BenchServer.class.getResourceAsStream("/io/pgque/client/pgque.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("engine script not on the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (embedded != null) {
+            embedded.close();
+        }
+    }
+}

@@ -1,0 +1,270 @@
+package io.pgque.bench;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Engine throughput from one connection: {@code send_batch} of 1,000 events against plain JDBC
+ * batched INSERTs of the same payloads into a plain table, and reading whole batches against a
+ * plain keyset SELECT of the same rows.
+ */
+final class EngineBenchmark {
+
+    private static final int BATCH = 1_000;
+    private static final int BATCHES = 100;
+    private static final int EVENTS_PER_TICK = 5_000;
+    private static final int PAGE = 1_000;
+
+    private final BenchServer server;
+    private final List<String> payloads = Payloads.json(BATCH);
+
+    EngineBenchmark(BenchServer server) {
+        this.server = server;
+    }
+
+    void run() throws Exception {
+        try (Connection c = server.connect()) {
+            setUp(c);
+            warmUp(c);
+
+            Timing.printHeader("Producing: " + BATCHES + " batches of " + BATCH + " events (~" + Payloads.averageBytes(payloads)
+                    + " B JSON), one connection, one transaction per batch");
+            double raw = Timing.seconds(() -> rawInserts(c, "bench_raw", BATCHES));
+            double rawRate = BATCHES * (double) BATCH / raw;
+            Timing.printRow("baseline: JDBC batched INSERT into a plain table", (long) BATCHES * BATCH, raw, 0);
+            Timing.printRow("pgque.send_batch(queue, type, text[])", (long) BATCHES * BATCH,
+                    Timing.seconds(() -> sendBatches(c, "bench", BATCHES, true)), rawRate);
+            Timing.printRow("pgque.send_events(...) with partition keys", (long) BATCHES * BATCH,
+                    Timing.seconds(() -> sendEvents(c, "bench_keyed", BATCHES)), rawRate);
+
+            Timing.printHeader("Consuming: whole batches of " + EVENTS_PER_TICK + " events");
+            long rows = count(c, "select count(*) from bench_raw");
+            double rawRead = Timing.seconds(() -> rawKeysetRead(c, PAGE));
+            double rawReadRate = rows / rawRead;
+            Timing.printRow("baseline: keyset SELECT of the plain table, pages of " + PAGE, rows, rawRead, 0);
+            long[] paged = new long[1];
+            double pagedSeconds = Timing.seconds(() -> paged[0] = drainPaged(c, "reader_paged", PAGE));
+            Timing.printRow("receive + read_batch pages of " + PAGE + " + ack", paged[0], pagedSeconds, rawReadRate);
+            long[] whole = new long[1];
+            double wholeSeconds = Timing.seconds(() -> whole[0] = drainOneQuery(c, "reader_whole"));
+            Timing.printRow("next_batch + one streaming read_batch query + ack", whole[0], wholeSeconds, rawReadRate);
+        }
+    }
+
+    private void setUp(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("create table bench_raw (id bigserial primary key, type text, payload text, created timestamptz default now())");
+            s.execute("create table warm_raw (id bigserial primary key, type text, payload text, created timestamptz default now())");
+            for (String q : List.of("bench", "bench_keyed", "warm")) {
+                s.execute("select pgque.create_queue('" + q + "')");
+                // Ticks come only when this benchmark asks for them.
+                s.execute("select pgque.set_queue_config('" + q + "', 'ticker_max_count', '1000000000')");
+            }
+            s.execute("select pgque.subscribe('bench', 'reader_paged')");
+            s.execute("select pgque.subscribe('bench', 'reader_whole')");
+        }
+    }
+
+    private void warmUp(Connection c) throws Exception {
+        rawInserts(c, "warm_raw", 20);
+        sendBatches(c, "warm", 20, false);
+    }
+
+    private void rawInserts(Connection c, String table, int batches) throws SQLException {
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("insert into " + table + " (type, payload) values (?, ?)")) {
+            for (int b = 0; b < batches; b++) {
+                for (String p : payloads) {
+                    ps.setString(1, "FileCreated");
+                    ps.setString(2, p);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private void sendBatches(Connection c, String queue, int batches, boolean tick) throws SQLException {
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("select pgque.send_batch(?, ?, ?::text[])")) {
+            Array arr = c.createArrayOf("text", payloads.toArray());
+            for (int b = 0; b < batches; b++) {
+                ps.setString(1, queue);
+                ps.setString(2, "FileCreated");
+                ps.setArray(3, arr);
+                ps.executeQuery().close();
+                c.commit();
+                if (tick && ((b + 1) * BATCH) % EVENTS_PER_TICK == 0) {
+                    tick(c, queue);
+                }
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private void sendEvents(Connection c, String queue, int batches) throws SQLException {
+        List<String> keys = new ArrayList<>(BATCH);
+        for (int i = 0; i < BATCH; i++) {
+            keys.add("tenant-" + (i % 200));
+        }
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("select pgque.send_events(?, ?::text[], ?::text[], ?::text[])")) {
+            Array types = c.createArrayOf("text", java.util.Collections.nCopies(BATCH, "FileCreated").toArray());
+            Array data = c.createArrayOf("text", payloads.toArray());
+            Array keyArr = c.createArrayOf("text", keys.toArray());
+            for (int b = 0; b < batches; b++) {
+                ps.setString(1, queue);
+                ps.setArray(2, types);
+                ps.setArray(3, data);
+                ps.setArray(4, keyArr);
+                ps.executeQuery().close();
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** Separate transactions: the tick's snapshot must see the sends committed. */
+    static void tick(Connection c, String queue) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        if (!auto) {
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("select pgque.force_next_tick('" + queue + "')");
+            s.execute("select pgque.ticker('" + queue + "')");
+        }
+        c.setAutoCommit(auto);
+    }
+
+    private void rawKeysetRead(Connection c, int page) throws SQLException {
+        long after = 0;
+        try (PreparedStatement ps = c.prepareStatement("select id, type, payload, created from bench_raw where id > ? order by id limit ?")) {
+            while (true) {
+                ps.setLong(1, after);
+                ps.setInt(2, page);
+                int n = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        after = rs.getLong(1);
+                        rs.getString(3);
+                        n++;
+                    }
+                }
+                if (n < page) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private long drainPaged(Connection c, String consumer, int page) throws SQLException {
+        long total = 0;
+        try (PreparedStatement receive = c.prepareStatement("select msg_id, batch_id, payload from pgque.receive('bench', ?, ?)");
+             PreparedStatement more = c.prepareStatement("select msg_id, batch_id, payload from pgque.read_batch(?, ?, ?)");
+             PreparedStatement ack = c.prepareStatement("select pgque.ack(?)")) {
+            while (true) {
+                receive.setString(1, consumer);
+                receive.setInt(2, page);
+                long batch = -1;
+                long last = -1;
+                int n = 0;
+                try (ResultSet rs = receive.executeQuery()) {
+                    while (rs.next()) {
+                        last = rs.getLong(1);
+                        batch = rs.getLong(2);
+                        rs.getString(3);
+                        n++;
+                    }
+                }
+                if (n == 0) {
+                    if (!behind(c, "bench", consumer)) {
+                        return total;
+                    }
+                    continue;
+                }
+                total += n;
+                while (n == page) {
+                    more.setLong(1, batch);
+                    more.setLong(2, last);
+                    more.setInt(3, page);
+                    n = 0;
+                    try (ResultSet rs = more.executeQuery()) {
+                        while (rs.next()) {
+                            last = rs.getLong(1);
+                            rs.getString(3);
+                            n++;
+                        }
+                    }
+                    total += n;
+                }
+                ack.setLong(1, batch);
+                ack.executeQuery().close();
+            }
+        }
+    }
+
+    private long drainOneQuery(Connection c, String consumer) throws SQLException {
+        long total = 0;
+        try (PreparedStatement next = c.prepareStatement("select pgque.next_batch('bench', ?)");
+             PreparedStatement read = c.prepareStatement("select msg_id, payload from pgque.read_batch(?, null, 2147483647)");
+             PreparedStatement ack = c.prepareStatement("select pgque.ack(?)")) {
+            read.setFetchSize(PAGE);
+            while (true) {
+                next.setString(1, consumer);
+                long batch;
+                try (ResultSet rs = next.executeQuery()) {
+                    rs.next();
+                    batch = rs.getLong(1);
+                    if (rs.wasNull()) {
+                        return total;
+                    }
+                }
+                c.setAutoCommit(false);
+                read.setLong(1, batch);
+                try (ResultSet rs = read.executeQuery()) {
+                    while (rs.next()) {
+                        rs.getString(2);
+                        total++;
+                    }
+                }
+                c.commit();
+                c.setAutoCommit(true);
+                ack.setLong(1, batch);
+                ack.executeQuery().close();
+            }
+        }
+    }
+
+    /** Whether the consumer's cursor is behind the queue's newest tick. */
+    static boolean behind(Connection c, String queue, String consumer) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select c.last_tick < q.last_tick_id"
+                + " from pgque.get_consumer_info(?, ?) c, pgque.get_queue_info(?) q")) {
+            ps.setString(1, queue);
+            ps.setString(2, consumer);
+            ps.setString(3, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    static long count(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.pgque.client;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Where an operation gets its connection, and who owns the transaction. Every operation of the
+ * client is written once against this interface; the two implementations decide whether each
+ * call is its own transaction ({@link #ownTransactions}) or joins the caller's
+ * ({@link #callerTransaction}).
+ */
+interface Connections {
+
+    /**
+     * Runs {@code work} and returns its result; a {@link SQLException} comes out as the matching
+     * {@link PgQueException}, with {@code what} saying what was being done.
+     */
+    <T> T run(String what, SqlWork<T> work);
+
+    /** Each call takes a connection from the pool and runs in a transaction of its own. */
+    static Connections ownTransactions(DataSource dataSource) {
+        return new OwnTransactions(Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /**
+     * Every call runs on {@code connection}, inside whatever transaction the caller has open;
+     * nothing is committed, rolled back or closed by the client.
+     */
+    static Connections callerTransaction(Connection connection) {
+        Objects.requireNonNull(connection, "connection");
+        return new Connections() {
+            @Override
+            public <T> T run(String what, SqlWork<T> work) {
+                try {
+                    return work.run(connection);
+                } catch (SQLException e) {
+                    throw SqlErrors.map(what, e);
+                }
+            }
+        };
+    }
+
+    /** Connection per call, committed when the work returns, rolled back when it throws. */
+    final class OwnTransactions implements Connections {
+        private final DataSource dataSource;
+
+        private OwnTransactions(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        @Override
+        public <T> T run(String what, SqlWork<T> work) {
+            try (Connection c = dataSource.getConnection()) {
+                boolean wasAutoCommit = c.getAutoCommit();
+                if (wasAutoCommit) {
+                    c.setAutoCommit(false);
+                }
+                try {
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException | Error e) {
+                    rollbackQuietly(c, e);
+                    throw e;
+                } finally {
+                    if (wasAutoCommit) {
+                        restoreAutoCommit(c);
+                    }
+                }
+            } catch (SQLException e) {
+                throw SqlErrors.map(what, e);
+            }
+        }
+
+        private static void rollbackQuietly(Connection c, Throwable failure) {
+            try {
+                c.rollback();
+            } catch (SQLException rollbackFailure) {
+                failure.addSuppressed(rollbackFailure);
+            }
+        }
+
+        private static void restoreAutoCommit(Connection c) {
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException ignored) {
+                // the connection is broken; the pool will find out and discard it
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.pgque.client;
+
+import java.util.OptionalLong;
+
+/**
+ * Ticking and maintenance, normally run on a schedule (one call per transaction; needs
+ * {@code pgque_admin}, except {@link #version()}).
+ *
+ * <p>Each call must be its own transaction: a tick records the snapshot of the transaction that
+ * makes it, so events sent in that same transaction only show up one batch later. Run these on a
+ * DataSource-backed {@link PgQue}, not inside a caller's transaction.
+ */
+public final class Operations {
+
+    private final Connections db;
+
+    Operations(Connections db) {
+        this.db = db;
+    }
+
+    /** Ticks every queue whose tick is due; returns how many queues ticked. */
+    public long ticker() {
+        Long ticked = db.run("ticker", c -> Sql.nullableLong(c, "select pgque.ticker()"));
+        return ticked == null ? 0 : ticked;
+    }
+
+    /** Ticks {@code queue} if a tick is due; returns the new tick id, or empty if none was due. */
+    public OptionalLong ticker(String queue) {
+        return optional(db.run("tick queue '" + queue + "'",
+                c -> Sql.nullableLong(c, "select pgque.ticker(?)", queue)));
+    }
+
+    /**
+     * Makes the next {@link #ticker} call tick {@code queue} even if no tick is due (it does not
+     * tick by itself). Inflates the queue's event-count estimates.
+     *
+     * @return the queue's current last tick id, if any
+     */
+    public OptionalLong forceNextTick(String queue) {
+        return optional(db.run("force next tick of queue '" + queue + "'",
+                c -> Sql.nullableLong(c, "select pgque.force_next_tick(?)", queue)));
+    }
+
+    /** Rotates event tables that are due and runs each queue's extra maintenance. */
+    public int maint() {
+        return db.run("maint", c -> Sql.count(c, "select pgque.maint()"));
+    }
+
+    /**
+     * Moves every retry whose time has come back into its queue (a later tick then delivers it);
+     * returns how many moved.
+     */
+    public int maintRetryEvents() {
+        return db.run("maint_retry_events", c -> Sql.count(c, "select pgque.maint_retry_events()"));
+    }
+
+    /** The installed engine's version. */
+    public String version() {
+        return db.run("read engine version", c -> Sql.one(c, "select pgque.version()", rs -> rs.getString(1)));
+    }
+
+    private static OptionalLong optional(Long value) {
+        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+}

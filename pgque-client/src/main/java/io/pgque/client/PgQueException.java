@@ -1,0 +1,68 @@
+package io.pgque.client;
+
+import java.sql.SQLException;
+import java.util.Set;
+
+/**
+ * Base of every error the client reports. Unchecked, because most callers cannot do anything
+ * useful at the call site except let the failure travel up to a retry loop or a task supervisor.
+ *
+ * <p>When the failure came from the database, {@link #getCause()} is the original
+ * {@link SQLException}, {@link #sqlState()} its SQLSTATE, and the message ends with the
+ * database's own message. Subclasses name the engine's documented errors (SQLSTATE {@code PQ0xx})
+ * and the two PostgreSQL errors callers typically handle ({@code 42501}, {@code 22023}).
+ *
+ * <p>If the operation ran on a caller-supplied connection, the caller's transaction is aborted
+ * after any database error and must be rolled back before the connection is used again.
+ */
+public class PgQueException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** SQLSTATEs after which the same work may succeed if simply retried (on a new connection). */
+    private static final Set<String> TRANSIENT_STATES = Set.of(
+            "40001", // serialization_failure
+            "40P01", // deadlock_detected
+            "57P01", // admin_shutdown
+            "57P02", // crash_shutdown
+            "57P03"  // cannot_connect_now
+    );
+
+    /** The database's SQLSTATE, or null. */
+    private final String sqlState;
+
+    /** An error detected by the client itself, not reported by the database. */
+    public PgQueException(String message) {
+        this(message, null, null);
+    }
+
+    /**
+     * An error with the given message and cause; {@code sqlState} may be null when the error was
+     * not reported by the database.
+     */
+    public PgQueException(String message, String sqlState, Throwable cause) {
+        super(message, cause);
+        this.sqlState = sqlState;
+    }
+
+    /** The SQLSTATE reported by the database, or null if the client detected the error itself. */
+    public String sqlState() {
+        return sqlState;
+    }
+
+    /**
+     * True when the failure says nothing about the request itself and the same work may succeed
+     * when retried, preferably on a fresh connection: a lost connection (class {@code 08}), a
+     * serialization failure or deadlock (the transaction was rolled back), or a server shutting
+     * down or starting up. Retrying is the caller's decision; the client never retries by itself
+     * because only the caller knows whether its own side effects were rolled back too.
+     */
+    public boolean isTransient() {
+        return isTransientState(sqlState);
+    }
+
+    /** Whether a SQLSTATE denotes a transient failure, in the sense of {@link #isTransient()}. */
+    public static boolean isTransientState(String sqlState) {
+        return sqlState != null && (sqlState.startsWith("08") || TRANSIENT_STATES.contains(sqlState));
+    }
+}

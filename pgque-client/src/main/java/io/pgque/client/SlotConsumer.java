@@ -1,0 +1,205 @@
+package io.pgque.client;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One worker's handle on a partitioned consumer: the consumer reads {@code queue} through
+ * {@code n} slots, each event going to the slot of its partition key, so events with the same
+ * key are processed in order by one worker at a time while different keys run in parallel.
+ *
+ * <p>A worker must hold a slot's lease to receive, ack or nack on it. {@link #claim} takes a
+ * free or expired lease (or renews its own); every receive and ack renews it for the TTL given at
+ * claim. A worker that stalls past its TTL may lose the slot to another worker, and then its next
+ * call on the slot fails with {@link SlotFencedException} instead of acking work twice. Release
+ * a slot only after acking its batch.
+ *
+ * <p>Every slot must be polled regularly: one unpolled slot holds back table rotation for the
+ * whole queue. Worker ids must be unique among live workers. The object holds no state besides
+ * its parameters; it is safe to share.
+ */
+public final class SlotConsumer {
+
+    private static final String RECEIVE = "select " + Rows.MESSAGE_COLUMNS
+            + " from pgque.receive_partitioned(?, ?, ?, ?, ?, ?) m";
+    private static final String READ_BATCH = "select " + Rows.MESSAGE_COLUMNS
+            + " from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?) m";
+    private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
+            + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
+    private static final String STATUS = "select queue_name, consumer, slot, n, lease_owner, "
+            + "lease_until, epoch, last_tick, pending_events from pgque.partition_slot_status "
+            + "where queue_name = ? and consumer = ? order by slot";
+
+    private final Connections db;
+    private final String queue;
+    private final String consumer;
+    private final int n;
+    private final String workerId;
+
+    SlotConsumer(Connections db, String queue, String consumer, int n, String workerId) {
+        this.db = db;
+        this.queue = Objects.requireNonNull(queue, "queue");
+        this.consumer = Objects.requireNonNull(consumer, "consumer");
+        this.workerId = Objects.requireNonNull(workerId, "workerId");
+        if (n < 1) {
+            throw new IllegalArgumentException("slot count must be at least 1, was " + n);
+        }
+        this.n = n;
+    }
+
+    /** The queue read. */
+    public String queue() {
+        return queue;
+    }
+
+    /** The logical consumer name (its slots are subscriptions named {@code consumer#k/N}). */
+    public String consumer() {
+        return consumer;
+    }
+
+    /** The slot count N. */
+    public int slots() {
+        return n;
+    }
+
+    /** The id this worker claims leases under. */
+    public String workerId() {
+        return workerId;
+    }
+
+    /**
+     * Subscribes all N slots at once, all starting at the same tick (idempotent; refuses a
+     * different N for an existing partitioned consumer).
+     */
+    public void subscribe() {
+        db.run(what("subscribe"), c -> Sql.one(c, "select pgque.subscribe_partitioned(?, ?, ?)",
+                rs -> null, queue, consumer, n));
+    }
+
+    /** Unsubscribes all slots, dropping their positions, retries and leases. */
+    public void unsubscribe() {
+        db.run(what("unsubscribe"), c -> Sql.one(c, "select pgque.unsubscribe_partitioned(?, ?)",
+                rs -> null, queue, consumer));
+    }
+
+    /**
+     * Claims (or, if this worker holds it, renews) the lease on {@code slot} for {@code ttl}.
+     *
+     * @return the lease, or empty if another worker holds a live lease on the slot or is busy on it
+     */
+    public Optional<SlotLease> claim(int slot, Duration ttl) {
+        double seconds = Intervals.seconds(ttl);
+        Long epoch = db.run(what("claim slot " + slot), c -> Sql.nullableLong(c,
+                "select pgque.claim_slot(?, ?, ?, ?, " + Intervals.PARAM + ")",
+                queue, consumer, slot, workerId, seconds));
+        return epoch == null ? Optional.empty() : Optional.of(new SlotLease(slot, epoch));
+    }
+
+    /**
+     * Claims the first slot, in slot order, that is not in {@code held} and whose lease is free;
+     * one claim attempt per slot.
+     *
+     * @param held slots this worker already holds (skipped, so they are not merely renewed)
+     * @return the new lease, or empty when every other slot is taken
+     */
+    public Optional<SlotLease> claimAny(Duration ttl, Set<Integer> held) {
+        for (int slot = 0; slot < n; slot++) {
+            if (!held.contains(slot)) {
+                Optional<SlotLease> lease = claim(slot, ttl);
+                if (lease.isPresent()) {
+                    return lease;
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Gives up this worker's lease on {@code slot}; refused by the engine (a
+     * {@link PgQueException} with SQLSTATE {@code 55000}) while the slot has an open batch: ack
+     * first.
+     *
+     * @return true if released, false if this worker did not hold the lease
+     */
+    public boolean release(int slot) {
+        return db.run(what("release slot " + slot), c -> Sql.one(c,
+                "select pgque.release_slot(?, ?, ?, ?)", rs -> rs.getBoolean(1), queue, consumer, slot, workerId));
+    }
+
+    /** {@link #receive(int, int)} with pages of {@value Consumer#DEFAULT_PAGE_SIZE}. */
+    public Optional<Batch> receive(int slot) {
+        return receive(slot, Consumer.DEFAULT_PAGE_SIZE);
+    }
+
+    /**
+     * Receives the slot's next batch, all of it, in pages of {@code pageSize}; until acked, the
+     * same batch comes back. Requires this worker's lease on the slot, and renews it.
+     *
+     * @return the batch, or empty when the slot has no events ready
+     * @throws SlotNotLeasedException if nobody holds the slot
+     * @throws SlotFencedException    if another worker holds it
+     */
+    public Optional<Batch> receive(int slot, int pageSize) {
+        WholeBatch.checkPageSize(pageSize);
+        return db.run(what("receive on slot " + slot), c -> WholeBatch.read(pageSize,
+                max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max),
+                (batchId, after, max) -> Sql.list(c, READ_BATCH, Rows::message,
+                        queue, consumer, slot, n, workerId, after, max)));
+    }
+
+    /**
+     * Finishes the slot's open batch and renews the lease.
+     *
+     * @throws BatchNotFoundException if the slot has no open batch
+     * @throws SlotFencedException    if another worker took the slot over
+     */
+    public void ack(int slot) {
+        int finished = db.run(what("ack slot " + slot), c -> Sql.count(c,
+                "select pgque.ack_partitioned(?, ?, ?, ?, ?)", queue, consumer, slot, n, workerId));
+        if (finished == 0) {
+            throw new BatchNotFoundException(what("ack slot " + slot) + " failed: the slot has no open batch",
+                    null, null);
+        }
+    }
+
+    /**
+     * Asks for a message of the slot's open batch to come back later (on the same slot), or
+     * dead-letters it after the queue's {@code max_retries}; the batch stays open, ack it after.
+     */
+    public void nack(int slot, Message message, Duration retryAfter, String reason) {
+        Objects.requireNonNull(message, "message");
+        double seconds = Intervals.seconds(retryAfter);
+        db.run(what("nack message " + message.msgId() + " on slot " + slot), c -> Sql.count(c, NACK,
+                queue, consumer, slot, n, workerId, message.msgId(), message.batchId(), seconds, reason));
+    }
+
+    /**
+     * The slot events with partition key {@code key} go to (a null key goes to slot 0), as the
+     * engine computes it; stable across PostgreSQL versions.
+     */
+    public int slotOf(String key) {
+        return db.run(what("compute slot of a key"),
+                c -> Sql.one(c, "select pgque.slot_of(?, ?)", rs -> rs.getInt(1), key, n));
+    }
+
+    /** Lease and position of every slot of this consumer, by slot. */
+    public List<SlotStatus> status() {
+        return db.run(what("read slot status"), c -> Sql.list(c, STATUS, SlotConsumer::slotStatus, queue, consumer));
+    }
+
+    private static SlotStatus slotStatus(ResultSet rs) throws SQLException {
+        return new SlotStatus(rs.getString("queue_name"), rs.getString("consumer"), rs.getInt("slot"),
+                rs.getInt("n"), rs.getString("lease_owner"), Rows.instant(rs, "lease_until"),
+                rs.getLong("epoch"), Rows.nullableLong(rs, "last_tick"), Rows.nullableLong(rs, "pending_events"));
+    }
+
+    private String what(String action) {
+        return action + " of partitioned consumer '" + consumer + "' (" + n + " slots) on queue '"
+                + queue + "' as worker '" + workerId + "'";
+    }
+}

@@ -1,0 +1,10 @@
+package io.pgque.client;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** A piece of JDBC work run on a connection handed out by a {@link Connections}. */
+@FunctionalInterface
+interface SqlWork<T> {
+    T run(Connection connection) throws SQLException;
+}

@@ -1,0 +1,102 @@
+package io.pgque.client;
+
+import io.pgque.testing.EmbeddedPg;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/** Helpers shared by the client's integration tests. */
+final class ClientTesting {
+
+    static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    private ClientTesting() {
+    }
+
+    /**
+     * A new database on the shared test server. Creates the JVM's temp directory first: the build
+     * points {@code java.io.tmpdir} at {@code target/tmp}, which a clean checkout does not have, and
+     * the embedded server unpacks itself there.
+     */
+    static EmbeddedPg.TestDatabase newDatabase(String prefix) {
+        try {
+            Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return EmbeddedPg.newDatabase(prefix);
+    }
+
+    /** Makes the queue tick now: force, then tick, each in its own transaction. */
+    static void tick(PgQue pq, String queue) {
+        pq.operations().forceNextTick(queue);
+        pq.operations().ticker(queue);
+    }
+
+    /** Ticks and receives until a batch arrives; fails after {@link #DEADLINE}. */
+    static Batch awaitBatch(PgQue pq, String queue, String consumer) {
+        return await("a batch for " + consumer + " on " + queue, () -> {
+            tick(pq, queue);
+            return pq.consumer().receive(queue, consumer);
+        });
+    }
+
+    /** Polls {@code probe} until it yields a value; fails after {@link #DEADLINE}. */
+    static <T> T await(String what, Supplier<Optional<T>> probe) {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (true) {
+            Optional<T> value = probe.get();
+            if (value.isPresent()) {
+                return value.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + DEADLINE + " waiting for " + what);
+            }
+            pause();
+        }
+    }
+
+    /** Poll interval of {@link #await}: a condition is re-checked this often, up to the deadline. */
+    private static void pause() {
+        try {
+            Thread.sleep(25);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting", e);
+        }
+    }
+
+    /** Runs a fixed statement (test set-up only; never built from values). */
+    static void exec(DataSource ds, String sql) {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The single long value a query with bound parameters returns. */
+    static long queryLong(DataSource ds, String sql, Object... params) {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+}

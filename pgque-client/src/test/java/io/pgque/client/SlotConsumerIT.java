@@ -1,0 +1,181 @@
+package io.pgque.client;
+
+import static io.pgque.client.ClientTesting.await;
+import static io.pgque.client.ClientTesting.tick;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Partitioned consumers through {@link SlotConsumer}. Key routing for N = 2 (pinned by the
+ * engine spec): tenant-a to slot 0, tenant-b and tenant-c to slot 1.
+ */
+class SlotConsumerIT {
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+
+    private static DataSource ds;
+    private static PgQue pq;
+
+    @BeforeAll
+    static void setUp() {
+        ds = ClientTesting.newDatabase("client_slots").installEngine().superuser();
+        pq = PgQue.using(ds);
+    }
+
+    private static String queue(String name) {
+        pq.queues().create(name);
+        return name;
+    }
+
+    private static void send(String q, String key, String payload) {
+        pq.producer().send(q, Event.of("t", payload).withPartitionKey(key));
+    }
+
+    @Test
+    void keysGoToTheirSlotAndEachSlotToItsLeaseHolder() {
+        String q = queue("q_route");
+        SlotConsumer w1 = pq.slotConsumer(q, "g", 2, "w1");
+        SlotConsumer w2 = pq.slotConsumer(q, "g", 2, "w2");
+        w1.subscribe();
+        w2.subscribe();
+        assertEquals(List.of(0, 1, 1, 0), List.of(w1.slotOf("tenant-a"), w1.slotOf("tenant-b"),
+                w1.slotOf("tenant-c"), w1.slotOf(null)));
+        send(q, "tenant-a", "a1");
+        send(q, "tenant-b", "b1");
+        send(q, "tenant-c", "c1");
+        send(q, "tenant-a", "a2");
+        tick(pq, q);
+
+        SlotLease lease0 = w1.claim(0, TTL).orElseThrow();
+        assertTrue(w2.claim(0, TTL).isEmpty(), "slot 0 is w1's");
+        assertEquals(lease0, w1.claim(0, TTL).orElseThrow(), "renewal keeps the epoch");
+        w2.claim(1, TTL).orElseThrow();
+
+        assertEquals(List.of("a1", "a2"), payloads(w1.receive(0).orElseThrow()));
+        assertEquals(List.of("b1", "c1"), payloads(w2.receive(1).orElseThrow()));
+        assertThrows(SlotFencedException.class, () -> w2.receive(0));
+        w1.ack(0);
+        w2.ack(1);
+        assertThrows(BatchNotFoundException.class, () -> w1.ack(0));
+
+        List<SlotStatus> status = w1.status();
+        assertEquals(2, status.size());
+        assertEquals("w1", status.get(0).leaseOwner());
+        assertEquals("w2", status.get(1).leaseOwner());
+        assertEquals(2, status.get(1).n());
+        assertEquals(lease0.epoch(), status.get(0).epoch());
+
+        assertTrue(w1.release(0));
+        assertFalse(w1.release(0));
+        assertFalse(w1.release(1), "not w1's to release");
+        assertNull(w1.status().get(0).leaseOwner());
+        w1.unsubscribe();
+        assertTrue(w1.status().isEmpty());
+    }
+
+    @Test
+    void slotBatchLargerThanThePageIsReadWhole() {
+        String q = queue("q_slot_pages");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        List<Event> events = IntStream.range(0, 250)
+                .mapToObj(i -> Event.of("t", "a" + i).withPartitionKey(i % 5 == 0 ? "tenant-b" : "tenant-a"))
+                .collect(Collectors.toList());
+        pq.producer().sendBatch(q, events);
+        tick(pq, q);
+        w.claim(0, TTL).orElseThrow();
+        Batch batch = w.receive(0, 100).orElseThrow();
+        assertEquals(200, batch.size());
+        assertTrue(batch.messages().stream().allMatch(m -> m.partitionKey().equals("tenant-a")));
+        for (int i = 1; i < batch.size(); i++) {
+            assertTrue(batch.messages().get(i - 1).msgId() < batch.messages().get(i).msgId());
+        }
+        w.ack(0);
+    }
+
+    @Test
+    void callsThatDoNotFitTheSetUpAreRefused() {
+        String q = queue("q_misfit");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        assertThrows(SlotNotLeasedException.class, () -> w.receive(0));
+        assertThrows(PartitionMismatchException.class, () -> pq.slotConsumer(q, "g", 3, "w").receive(0));
+        assertThrows(PartitionMismatchException.class, () -> pq.slotConsumer(q, "g", 3, "w").subscribe());
+        assertThrows(WrongApiException.class, () -> pq.consumer().receive(q, "g#0/2"));
+    }
+
+    @Test
+    void expiredLeaseIsTakenOverAndTheOldHolderFenced() {
+        String q = queue("q_fence");
+        SlotConsumer w1 = pq.slotConsumer(q, "g", 2, "w1");
+        SlotConsumer w2 = pq.slotConsumer(q, "g", 2, "w2");
+        w1.subscribe();
+        send(q, "tenant-a", "a1");
+        tick(pq, q);
+        SlotLease first = w1.claim(0, Duration.ofSeconds(1)).orElseThrow();
+        Batch seen = w1.receive(0).orElseThrow();
+
+        await("w1's lease on slot 0 to expire",
+                () -> Optional.ofNullable(w1.status().get(0).leaseOwner() == null ? "expired" : null));
+        SlotLease taken = w2.claim(0, TTL).orElseThrow();
+        assertEquals(first.epoch() + 1, taken.epoch());
+        Batch reissued = w2.receive(0).orElseThrow();
+        assertEquals(payloads(seen), payloads(reissued), "the heir gets the still-open batch");
+        assertThrows(SlotFencedException.class, () -> w1.ack(0));
+        PgQueException refused = assertThrows(PgQueException.class, () -> w2.release(0),
+                "no release while a batch is open");
+        assertEquals("55000", refused.sqlState());
+        w2.ack(0);
+        assertTrue(w2.release(0));
+    }
+
+    @Test
+    void nackedMessageComesBackOnTheSameSlot() {
+        String q = queue("q_slot_nack");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        send(q, "tenant-b", "b1");
+        tick(pq, q);
+        w.claim(1, TTL).orElseThrow();
+        Batch batch = w.receive(1).orElseThrow();
+        w.nack(1, batch.messages().get(0), Duration.ZERO, "later");
+        w.ack(1);
+        pq.operations().maintRetryEvents();
+        Batch retried = await("the retry on slot 1", () -> {
+            tick(pq, q);
+            return w.receive(1);
+        });
+        assertEquals(batch.messages().get(0).msgId(), retried.messages().get(0).msgId());
+        assertEquals(1, retried.messages().get(0).retryCount());
+        w.ack(1);
+    }
+
+    @Test
+    void claimAnySkipsHeldAndTakenSlots() {
+        String q = queue("q_claim_any");
+        SlotConsumer w1 = pq.slotConsumer(q, "g", 2, "w1");
+        SlotConsumer w2 = pq.slotConsumer(q, "g", 2, "w2");
+        w1.subscribe();
+        assertEquals(0, w1.claimAny(TTL, Set.of()).orElseThrow().slot());
+        assertEquals(1, w1.claimAny(TTL, Set.of(0)).orElseThrow().slot());
+        assertTrue(w1.claimAny(TTL, Set.of(0, 1)).isEmpty());
+        assertTrue(w2.claimAny(TTL, Set.of()).isEmpty());
+    }
+
+    private static List<String> payloads(Batch batch) {
+        return batch.messages().stream().map(Message::payload).collect(Collectors.toList());
+    }
+}

@@ -1,0 +1,73 @@
+package io.pgque.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+class WholeBatchTest {
+
+    /** A batch of {@code size} messages with ids 10, 20, 30, ... served page by page. */
+    private static final class FakeBatch {
+        final List<Message> all;
+        final List<Long> afterIds = new ArrayList<>();
+
+        FakeBatch(int size) {
+            all = LongStream.rangeClosed(1, size).mapToObj(i -> ValuesTest.message(i * 10)).collect(Collectors.toList());
+        }
+
+        List<Message> first(int max) {
+            return all.subList(0, Math.min(max, all.size()));
+        }
+
+        List<Message> next(long batchId, long after, int max) {
+            assertEquals(7, batchId);
+            afterIds.add(after);
+            List<Message> rest = all.stream().filter(m -> m.msgId() > after).collect(Collectors.toList());
+            return rest.subList(0, Math.min(max, rest.size()));
+        }
+
+        Optional<Batch> read(int pageSize) throws Exception {
+            return WholeBatch.read(pageSize, this::first, this::next);
+        }
+    }
+
+    @Test
+    void readsPagesUntilAShortOne() throws Exception {
+        FakeBatch b = new FakeBatch(25);
+        Batch batch = b.read(10).orElseThrow();
+        assertEquals(b.all, batch.messages());
+        assertEquals(7, batch.batchId());
+        assertEquals(List.of(100L, 200L), b.afterIds);
+    }
+
+    @Test
+    void exactMultipleOfThePageSizeEndsOnAnEmptyPage() throws Exception {
+        FakeBatch b = new FakeBatch(20);
+        assertEquals(20, b.read(10).orElseThrow().size());
+        assertEquals(List.of(100L, 200L), b.afterIds);
+    }
+
+    @Test
+    void shortFirstPageNeedsNoMoreReads() throws Exception {
+        FakeBatch b = new FakeBatch(3);
+        assertEquals(3, b.read(10).orElseThrow().size());
+        assertTrue(b.afterIds.isEmpty());
+    }
+
+    @Test
+    void noEventsMeansNoBatch() throws Exception {
+        assertTrue(new FakeBatch(0).read(10).isEmpty());
+    }
+
+    @Test
+    void pageSizeMustBePositive() {
+        assertThrows(IllegalArgumentException.class, () -> WholeBatch.checkPageSize(0));
+    }
+}

@@ -1,0 +1,350 @@
+package io.pgque.engine;
+
+import javax.sql.DataSource;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Plain-JDBC access to an engine database for the engine tests. Every call runs as its own
+ * autocommit statement on a fresh connection, i.e. in its own committed transaction: that is the
+ * transaction discipline the engine requires (send, tick and receive must commit separately,
+ * because a tick's snapshot decides which events a batch holds).
+ */
+final class Sql {
+
+    private final DataSource ds;
+
+    Sql(DataSource ds) {
+        this.ds = ds;
+    }
+
+    DataSource dataSource() {
+        return ds;
+    }
+
+    Connection connect() throws SQLException {
+        return ds.getConnection();
+    }
+
+    // ---------------------------------------------------------------- generic statements
+
+    /** Runs a statement (any result is discarded); returns the warnings the server raised. */
+    SQLWarning exec(String sql, Object... args) {
+        try (Connection c = connect(); PreparedStatement ps = prepare(c, sql, args)) {
+            ps.execute();
+            return ps.getWarnings();
+        } catch (SQLException e) {
+            throw new SqlFailure(sql, e);
+        }
+    }
+
+    /** The first column of the single row the query returns (may be null). */
+    <T> T one(Class<T> type, String sql, Object... args) {
+        try (Connection c = connect(); PreparedStatement ps = prepare(c, sql, args);
+             ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new AssertionError("no row from: " + sql);
+            }
+            T value = type == Object.class ? type.cast(rs.getObject(1)) : rs.getObject(1, type);
+            if (rs.next()) {
+                throw new AssertionError("more than one row from: " + sql);
+            }
+            return value;
+        } catch (SQLException e) {
+            throw new SqlFailure(sql, e);
+        }
+    }
+
+    /** The single value as a Long (any integer type), or null. */
+    Long oneLongOrNull(String sql, Object... args) {
+        Object v = one(Object.class, sql, args);
+        return v == null ? null : ((Number) v).longValue();
+    }
+
+    long oneLong(String sql, Object... args) {
+        Long v = oneLongOrNull(sql, args);
+        assertNotNull(v, () -> "NULL from: " + sql);
+        return v;
+    }
+
+    /** The single bigint[] value (null if SQL NULL). */
+    List<Long> longArray(String sql, Object... args) {
+        try (Connection c = connect(); PreparedStatement ps = prepare(c, sql, args);
+             ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new AssertionError("no row from: " + sql);
+            }
+            Array a = rs.getArray(1);
+            if (a == null) {
+                return null;
+            }
+            List<Long> out = new ArrayList<>();
+            for (Object o : (Object[]) a.getArray()) {
+                out.add(o == null ? null : ((Number) o).longValue());
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new SqlFailure(sql, e);
+        }
+    }
+
+    /** All rows as column-label → value maps (in column order). */
+    List<Map<String, Object>> rows(String sql, Object... args) {
+        try (Connection c = connect(); PreparedStatement ps = prepare(c, sql, args);
+             ResultSet rs = ps.executeQuery()) {
+            List<Map<String, Object>> out = new ArrayList<>();
+            ResultSetMetaData md = rs.getMetaData();
+            while (rs.next()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    row.put(md.getColumnLabel(i), rs.getObject(i));
+                }
+                out.add(row);
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new SqlFailure(sql, e);
+        }
+    }
+
+    List<Msg> messages(String sql, Object... args) {
+        try (Connection c = connect()) {
+            return messages(c, sql, args);
+        } catch (SQLException e) {
+            throw new SqlFailure(sql, e);
+        }
+    }
+
+    static List<Msg> messages(Connection c, String sql, Object... args) throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+            List<Msg> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(Msg.from(rs));
+            }
+            return out;
+        }
+    }
+
+    /** Binds {@code args}: String[] becomes a text[] parameter, everything else setObject. */
+    static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            if (a instanceof String[] strings) {
+                Array arr = c.createArrayOf("text", strings);
+                ps.setArray(i + 1, arr);
+            } else {
+                ps.setObject(i + 1, a);
+            }
+        }
+        return ps;
+    }
+
+    // ---------------------------------------------------------------- engine API shortcuts
+
+    void createQueue(String queue) {
+        assertEquals(1, oneLong("select pgque.create_queue(?)", queue), "create_queue " + queue);
+    }
+
+    void subscribe(String queue, String consumer) {
+        assertEquals(1, oneLong("select pgque.subscribe(?, ?)", queue, consumer),
+                "subscribe " + queue + "/" + consumer);
+    }
+
+    void config(String queue, String param, String value) {
+        exec("select pgque.set_queue_config(?, ?, ?)", queue, param, value);
+    }
+
+    long send(String queue, String payload) {
+        return oneLong("select pgque.send(?::text, ?::text)", queue, payload);
+    }
+
+    long send(String queue, String type, String payload) {
+        return oneLong("select pgque.send(?::text, ?::text, ?::text)", queue, type, payload);
+    }
+
+    /** send_batch(text[]) in one transaction; ids aligned with the payloads. */
+    List<Long> sendBatch(String queue, String... payloads) {
+        List<Long> ids = longArray("select pgque.send_batch(?::text, ?::text[])", queue, payloads);
+        assertNotNull(ids, "send_batch returned NULL");
+        assertEquals(payloads.length, ids.size(), "send_batch ids aligned with input");
+        return ids;
+    }
+
+    /**
+     * One tick of {@code queue}: {@code force_next_tick} then {@code ticker(queue)}, each committed
+     * on its own. Returns the new tick id (fails if the ticker did not tick).
+     */
+    long tick(String queue) {
+        exec("select pgque.force_next_tick(?)", queue);
+        Long id = oneLongOrNull("select pgque.ticker(?::text)", queue);
+        assertNotNull(id, "ticker(" + queue + ") did not tick after force_next_tick");
+        return id;
+    }
+
+    List<Msg> receive(String queue, String consumer, int maxReturn) {
+        return messages("select * from pgque.receive(?::text, ?::text, ?::int)", queue, consumer, maxReturn);
+    }
+
+    List<Msg> readBatch(long batchId, Long afterMsgId, int maxReturn) {
+        return messages("select * from pgque.read_batch(?::bigint, ?::bigint, ?::int)", batchId, afterMsgId, maxReturn);
+    }
+
+    int ack(long batchId) {
+        return (int) oneLong("select pgque.ack(?::bigint)", batchId);
+    }
+
+    /** nack of a received message, passed back exactly as received. */
+    int nack(Msg m, String retryAfter, String reason) {
+        return (int) oneLong("select pgque.nack(?::bigint, row(?::bigint, ?::bigint, ?::text, ?::text, ?::int4,"
+                        + " ?::timestamptz, ?::text, ?::text, ?::text, ?::text)::pgque.message, ?::interval, ?::text)",
+                m.batchId(), m.msgId(), m.batchId(), m.type(), m.payload(), m.retryCount(), m.createdAt(),
+                m.extra1(), m.extra2(), m.extra3(), m.extra4(), retryAfter, reason);
+    }
+
+    /**
+     * nack naming only a msg_id: every other field of the message is forged (the engine must trust
+     * only msg_id and re-read the event from the batch).
+     */
+    int nackForged(long batchId, long msgId, String retryAfter, String reason) {
+        return (int) oneLong("select pgque.nack(?::bigint, row(?::bigint, ?::bigint, 'forged', 'forged', 99, now(),"
+                        + " 'forged', 'forged', 'forged', 'forged')::pgque.message, ?::interval, ?::text)",
+                batchId, msgId, batchId, retryAfter, reason);
+    }
+
+    int maintRetryEvents() {
+        return (int) oneLong("select pgque.maint_retry_events()");
+    }
+
+    /** The consumer's cursor (sub_last_tick) and the queue's newest tick id. */
+    long[] cursorAndLastTick(String queue, String consumer) {
+        List<Map<String, Object>> r = rows("""
+                select s.sub_last_tick as cursor,
+                       (select max(t.tick_id) from pgque.tick t where t.tick_queue = q.queue_id) as last_tick
+                  from pgque.subscription s
+                  join pgque.queue q on q.queue_id = s.sub_queue
+                  join pgque.consumer c on c.co_id = s.sub_consumer
+                 where q.queue_name = ? and c.co_name = ?""", queue, consumer);
+        assertEquals(1, r.size(), "subscription " + queue + "/" + consumer);
+        return new long[] {((Number) r.get(0).get("cursor")).longValue(), ((Number) r.get(0).get("last_tick")).longValue()};
+    }
+
+    /**
+     * Receives and acks batches until the consumer's cursor reaches the queue's newest tick; returns
+     * the events in delivery order (an empty batch yields nothing, so the loop checks the cursor
+     * rather than stopping at the first empty receive).
+     */
+    List<Msg> drain(String queue, String consumer) {
+        List<Msg> all = new ArrayList<>();
+        for (int round = 0; round < 1000; round++) {
+            List<Msg> got = receive(queue, consumer, 100_000);
+            if (!got.isEmpty()) {
+                all.addAll(got);
+                assertEquals(1, ack(got.get(0).batchId()), "ack of a batch just received");
+                continue;
+            }
+            long[] ct = cursorAndLastTick(queue, consumer);
+            if (ct[0] >= ct[1]) {
+                return all;
+            }
+        }
+        return fail("drain of " + queue + "/" + consumer + " did not reach the newest tick");
+    }
+
+    /**
+     * The consumer's next non-empty batch (received, NOT acked), skipping empty ones; an empty list
+     * once the cursor is at the newest tick.
+     */
+    List<Msg> nextBatch(String queue, String consumer) {
+        for (int round = 0; round < 1000; round++) {
+            List<Msg> got = receive(queue, consumer, 100_000);
+            if (!got.isEmpty()) {
+                return got;
+            }
+            long[] ct = cursorAndLastTick(queue, consumer);
+            if (ct[0] >= ct[1]) {
+                return got;
+            }
+        }
+        return fail("no batch for " + queue + "/" + consumer);
+    }
+
+    /** The queue's event rows currently stored in any of its tables (superuser only). */
+    long storedEvents(String queue) {
+        String pfx = one(String.class, "select queue_data_pfx from pgque.queue where queue_name = ?", queue);
+        assertNotNull(pfx, "queue row of " + queue);
+        return oneLong("select count(*) from " + pfx);
+    }
+
+    // ---------------------------------------------------------------- waiting & errors
+
+    /** Polls {@code condition} every {@code step} until it holds or {@code timeout} passes. */
+    static boolean await(Duration timeout, Duration step, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(step.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+        }
+    }
+
+    interface SqlAction {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code action}, asserts it fails with {@code sqlState}; returns the SQL error. */
+    static SQLException expectSqlState(String sqlState, SqlAction action) {
+        try {
+            action.run();
+        } catch (Exception e) {
+            SQLException sql = sqlCause(e);
+            if (sql == null) {
+                throw new AssertionError("expected SQLSTATE " + sqlState + " but got " + e, e);
+            }
+            assertEquals(sqlState, sql.getSQLState(),
+                    () -> "SQLSTATE of: " + sql.getMessage());
+            return sql;
+        }
+        throw new AssertionError("expected SQLSTATE " + sqlState + " but the call succeeded");
+    }
+
+    static SQLException sqlCause(Throwable t) {
+        for (Throwable x = t; x != null; x = x.getCause()) {
+            if (x instanceof SQLException s) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** An SQLException wrapped unchecked, keeping the statement that failed. */
+    static final class SqlFailure extends RuntimeException {
+        SqlFailure(String sql, SQLException cause) {
+            super(cause.getSQLState() + " " + cause.getMessage() + "\n  in: " + sql, cause);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.pgque.connect.common.config;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/**
+ * The {@code connection.*} keys both connectors accept: where the database is, who to log in as,
+ * how big the pool is, how hard to retry, and the TLS settings handed to the JDBC driver.
+ */
+public final class ConnectionConfigDef {
+
+    public static final String GROUP = "Connection";
+    public static final String TLS_GROUP = "Connection TLS";
+
+    public static final String URL = "connection.url";
+    public static final String USER = "connection.user";
+    public static final String PASSWORD = "connection.password";
+    public static final String POOL_SIZE = "connection.pool.size";
+    public static final String ATTEMPTS = "connection.attempts";
+    public static final String BACKOFF_MS = "connection.backoff.ms";
+    public static final String TIMEOUT_MS = "connection.timeout.ms";
+
+    public static final String SSL_MODE = "connection.ssl.mode";
+    public static final String SSL_ROOT_CERT = "connection.ssl.root.cert";
+    public static final String SSL_CERT = "connection.ssl.cert";
+    public static final String SSL_KEY = "connection.ssl.key";
+    public static final String SSL_KEY_PASSWORD = "connection.ssl.key.password";
+
+    public static final int POOL_SIZE_DEFAULT = 3;
+    public static final int ATTEMPTS_DEFAULT = 3;
+    public static final long BACKOFF_MS_DEFAULT = 2_000L;
+    public static final long TIMEOUT_MS_DEFAULT = 10_000L;
+    public static final SslMode SSL_MODE_DEFAULT = SslMode.PREFER;
+
+    private ConnectionConfigDef() {
+    }
+
+    /** Adds the connection keys to {@code def} and returns it. */
+    public static ConfigDef addTo(ConfigDef def) {
+        int order = 0;
+        def.define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new JdbcUrlValidator(), Importance.HIGH,
+                "JDBC URL of the PostgreSQL database, e.g. jdbc:postgresql://db.example:5432/app. "
+                        + "It must not contain a password; use " + PASSWORD + ".",
+                GROUP, ++order, Width.LONG, "JDBC URL");
+        def.define(USER, Type.STRING, "", Importance.HIGH,
+                "Database user. Empty leaves it to the URL's user parameter.",
+                GROUP, ++order, Width.MEDIUM, "User");
+        def.define(PASSWORD, Type.PASSWORD, null, Importance.HIGH,
+                "Database password. Kept out of logs, error messages and the REST API.",
+                GROUP, ++order, Width.MEDIUM, "Password");
+        def.define(POOL_SIZE, Type.INT, POOL_SIZE_DEFAULT, Range.between(1, 64), Importance.MEDIUM,
+                "Maximum number of database connections each task keeps open.",
+                GROUP, ++order, Width.SHORT, "Pool size");
+        def.define(ATTEMPTS, Type.INT, ATTEMPTS_DEFAULT, Range.between(1, 1_000), Importance.MEDIUM,
+                "How many times a task tries to get a working connection before it reports a "
+                        + "retriable failure to the worker.",
+                GROUP, ++order, Width.SHORT, "Connection attempts");
+        def.define(BACKOFF_MS, Type.LONG, BACKOFF_MS_DEFAULT, Range.between(0L, 300_000L), Importance.LOW,
+                "Wait between two connection attempts, in milliseconds.",
+                GROUP, ++order, Width.SHORT, "Connection backoff (ms)");
+        def.define(TIMEOUT_MS, Type.LONG, TIMEOUT_MS_DEFAULT, Range.between(250L, 600_000L), Importance.LOW,
+                "How long one attempt may take to open a connection or to get one from the pool, "
+                        + "in milliseconds.",
+                GROUP, ++order, Width.SHORT, "Connection timeout (ms)");
+
+        int tls = 0;
+        def.define(SSL_MODE, Type.STRING, SslMode.CHOICE.label(SSL_MODE_DEFAULT), SslMode.CHOICE.validator(),
+                Importance.MEDIUM,
+                SslMode.CHOICE.document("TLS mode, as libpq's sslmode; passed to the driver as sslmode. "
+                        + "An sslmode parameter in the URL takes precedence."),
+                TLS_GROUP, ++tls, Width.SHORT, "TLS mode", SslMode.CHOICE.recommender());
+        def.define(SSL_ROOT_CERT, Type.STRING, "", Importance.LOW,
+                "File with the CA certificate(s) that verify the server (driver property sslrootcert). "
+                        + "Empty: the driver's default.",
+                TLS_GROUP, ++tls, Width.LONG, "TLS root certificate");
+        def.define(SSL_CERT, Type.STRING, "", Importance.LOW,
+                "Client certificate file for certificate authentication (driver property sslcert).",
+                TLS_GROUP, ++tls, Width.LONG, "TLS client certificate");
+        def.define(SSL_KEY, Type.STRING, "", Importance.LOW,
+                "Client private key file (driver property sslkey).",
+                TLS_GROUP, ++tls, Width.LONG, "TLS client key");
+        def.define(SSL_KEY_PASSWORD, Type.PASSWORD, null, Importance.LOW,
+                "Password of the client private key (driver property sslpassword). Kept out of logs.",
+                TLS_GROUP, ++tls, Width.MEDIUM, "TLS client key password");
+        return def;
+    }
+}

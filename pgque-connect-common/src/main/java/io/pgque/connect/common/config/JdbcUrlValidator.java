@@ -1,0 +1,42 @@
+package io.pgque.connect.common.config;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Accepts only PostgreSQL JDBC URLs that carry no secret. Messages never repeat the URL itself:
+ * a rejected URL may be exactly the one that holds a password.
+ */
+public final class JdbcUrlValidator implements ConfigDef.Validator {
+
+    public static final String PREFIX = "jdbc:postgresql:";
+
+    // A secret in the URL would be printed by every component that logs the URL (Kafka's own
+    // config dump included), so it must come through connection.password instead.
+    private static final Pattern SECRET_PARAMETER =
+            Pattern.compile("[?&;](ssl)?password=", Pattern.CASE_INSENSITIVE);
+
+    @Override
+    public void ensureValid(String name, Object value) {
+        String url = value == null ? "" : value.toString().trim();
+        if (!url.startsWith(PREFIX)) {
+            throw new ConfigException("Invalid value for configuration " + name + ": must start with "
+                    + PREFIX + " (for example jdbc:postgresql://host:5432/database)");
+        }
+        if (SECRET_PARAMETER.matcher(url).find()) {
+            boolean tlsKey = url.toLowerCase(Locale.ROOT).contains("sslpassword=");
+            throw new ConfigException("Invalid value for configuration " + name + ": the URL must not carry a "
+                    + (tlsKey ? "sslpassword" : "password") + " parameter; give it in "
+                    + (tlsKey ? ConnectionConfigDef.SSL_KEY_PASSWORD : ConnectionConfigDef.PASSWORD)
+                    + ", which is kept out of logs");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return PREFIX + "... (no password parameter)";
+    }
+}

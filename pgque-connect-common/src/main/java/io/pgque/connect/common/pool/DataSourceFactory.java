@@ -1,0 +1,71 @@
+package io.pgque.connect.common.pool;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.connect.common.config.ConnectionSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.Properties;
+
+/** Builds the HikariCP pool a connector or task talks to PostgreSQL through. */
+public final class DataSourceFactory {
+
+    private static final Logger log = LoggerFactory.getLogger(DataSourceFactory.class);
+
+    /** PostgreSQL cuts application_name at 63 bytes; keep the start, which says who we are. */
+    private static final int APPLICATION_NAME_MAX = 63;
+
+    private DataSourceFactory() {
+    }
+
+    /**
+     * A pool named {@code poolName}, e.g. "pgque-sink-orders-0". The name also becomes the
+     * sessions' application_name, so a DBA can tell from pg_stat_activity which task a session
+     * belongs to. The caller closes the pool.
+     */
+    public static HikariDataSource create(ConnectionSettings settings, String poolName) {
+        HikariConfig config = configure(settings, poolName);
+        log.info("Opening connection pool {} to {} as user '{}' (at most {} connections)",
+                poolName, settings.url(), settings.user(), settings.poolSize());
+        return new HikariDataSource(config);
+    }
+
+    /** The pool configuration; separate from {@link #create} so it can be checked without a database. */
+    static HikariConfig configure(ConnectionSettings settings, String poolName) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName(poolName);
+        config.setJdbcUrl(settings.url());
+        // Named explicitly: inside Connect's plugin class loader, java.sql.DriverManager may not
+        // see a driver that only the plugin's own jars contain.
+        config.setDriverClassName("org.postgresql.Driver");
+        if (!settings.user().isEmpty()) {
+            config.setUsername(settings.user());
+        }
+        if (settings.password() != null) {
+            config.setPassword(settings.password().value());
+        }
+        config.setMaximumPoolSize(settings.poolSize());
+        // Tasks are many across a cluster; one warm connection each is enough between bursts.
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(settings.timeoutMs());
+        // Building the pool must not fail or block when the database is down: retries and their
+        // backoff are the caller's (connection.attempts), so the outage surfaces as a retriable
+        // error on the first getConnection instead of as a failed task start.
+        config.setInitializationFailTimeout(-1);
+
+        Properties driver = settings.tlsDriverProperties();
+        driver.setProperty("ApplicationName", truncate(poolName, APPLICATION_NAME_MAX));
+        // The driver counts this one in whole seconds; round up so a short timeout is not "none" (0).
+        driver.setProperty("connectTimeout", Long.toString((settings.timeoutMs() + 999) / 1000));
+        for (Map.Entry<Object, Object> entry : driver.entrySet()) {
+            config.addDataSourceProperty((String) entry.getKey(), entry.getValue());
+        }
+        return config;
+    }
+
+    private static String truncate(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max);
+    }
+}

@@ -1,0 +1,26 @@
+package io.pgque.connect.sink.convert;
+
+import java.util.Objects;
+
+/**
+ * Everything the sink will write for one record, as text ready for the engine's batch send:
+ * the queue, {@code ev_type}, {@code ev_data}, {@code ev_extra1} (partition key),
+ * {@code ev_extra2} (dedup key), {@code ev_extra3} and {@code ev_extra4}. Null fields are
+ * written as SQL NULL. No field contains NUL.
+ */
+public record EventDraft(String queue, String type, String payload, String partitionKey,
+                         String dedupKey, String extra3, String extra4) {
+
+    public EventDraft {
+        Objects.requireNonNull(queue, "queue");
+    }
+
+    /** Without the payload's content: drafts may be logged, payloads should not be. */
+    @Override
+    public String toString() {
+        return "EventDraft{queue=" + queue + ", type=" + type
+                + ", payload=" + (payload == null ? "null" : "<" + payload.length() + " chars>")
+                + ", partitionKey=" + partitionKey + ", dedupKey=" + dedupKey
+                + ", extra3=" + extra3 + ", extra4=" + extra4 + '}';
+    }
+}

@@ -1,0 +1,58 @@
+package io.pgque.connect.sink.convert;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+
+/** Writing JSON trees as text, and checking that text a record brings is one JSON value. */
+final class JsonText {
+
+    // Decimals keep their exact digits and never turn into exponent notation (1E+3).
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .build();
+
+    private JsonText() {
+    }
+
+    static String write(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new RecordRejectedException("cannot be written as JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * Rejects {@code text} unless it is exactly one JSON value (whitespace around it allowed).
+     * The reason gives only the position of the error, never the text: payloads may be sensitive
+     * and rejection reasons end up in logs and dead letter headers.
+     */
+    static void requireJson(String text, String what) {
+        try (JsonParser parser = MAPPER.createParser(text)) {
+            if (parser.nextToken() == null) {
+                throw new RecordRejectedException(what + " is not JSON: it is empty");
+            }
+            // Walks (and so syntax-checks) the whole first value, nested content included.
+            parser.skipChildren();
+            if (parser.nextToken() != null) {
+                throw new RecordRejectedException(what + " is not JSON: more than one value, the second at "
+                        + position(parser.currentTokenLocation()));
+            }
+        } catch (JsonProcessingException e) {
+            throw new RecordRejectedException(what + " is not JSON: syntax error at " + position(e.getLocation()));
+        } catch (IOException e) {
+            throw new RecordRejectedException(what + " could not be read as JSON: " + e.getClass().getSimpleName());
+        }
+    }
+
+    private static String position(JsonLocation location) {
+        return location == null ? "an unknown position"
+                : "line " + location.getLineNr() + ", column " + location.getColumnNr();
+    }
+}

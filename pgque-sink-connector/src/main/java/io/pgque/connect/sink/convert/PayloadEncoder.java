@@ -1,0 +1,75 @@
+package io.pgque.connect.sink.convert;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pgque.connect.sink.config.PayloadFormat;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Map;
+
+/** A non-null record value as the text of {@code ev_data}, per {@code pgque.payload.format}. */
+final class PayloadEncoder {
+
+    private static final String WHAT = "value";
+
+    private final PayloadFormat format;
+
+    PayloadEncoder(PayloadFormat format) {
+        this.format = format;
+    }
+
+    String encode(Schema schema, Object value) {
+        switch (format) {
+            case JSON:
+                return json(schema, value);
+            case STRING:
+                return text(schema, value);
+            case BASE64:
+                return Bytes.isBytes(value) && raw(schema, value) ? Bytes.base64(value)
+                        : Base64.getEncoder().encodeToString(text(schema, value).getBytes(StandardCharsets.UTF_8));
+            default:
+                throw new IllegalStateException("unhandled payload format " + format);
+        }
+    }
+
+    // Text that claims to be JSON is passed through unchanged once it is known to be JSON;
+    // everything else is converted, so the payload is always one valid JSON value.
+    private static String json(Schema schema, Object value) {
+        if (raw(schema, value)) {
+            String text = value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT);
+            // Checked before parsing so the reason names the real problem rather than a JSON error.
+            Nul.check("payload", text);
+            JsonText.requireJson(text, WHAT);
+            return text;
+        }
+        return JsonText.write(ConnectJson.tree(schema, value));
+    }
+
+    // Scalars as their plain text (a date is 2024-01-31, not "2024-01-31"); structures as JSON.
+    private static String text(Schema schema, Object value) {
+        if (raw(schema, value)) {
+            return value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT);
+        }
+        // Building the tree also checks the value against its schema, for scalars too.
+        JsonNode tree = ConnectJson.tree(schema, value);
+        if (value instanceof Struct || value instanceof Map || value instanceof Collection) {
+            return JsonText.write(tree);
+        }
+        return KeyText.of(schema, value);
+    }
+
+    /** A String or bytes value that its schema (if any) agrees is text or plain bytes. */
+    private static boolean raw(Schema schema, Object value) {
+        if (value instanceof String) {
+            return schema == null || schema.type() == Schema.Type.STRING;
+        }
+        if (Bytes.isBytes(value)) {
+            return schema == null || (schema.type() == Schema.Type.BYTES && !Decimal.LOGICAL_NAME.equals(schema.name()));
+        }
+        return false;
+    }
+}

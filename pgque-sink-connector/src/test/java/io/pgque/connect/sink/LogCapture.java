@@ -1,0 +1,27 @@
+package io.pgque.connect.sink;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Collects what the test logger (slf4j-simple, writing to whatever System.err is at the time)
+ * prints while an action runs.
+ */
+final class LogCapture {
+
+    private LogCapture() {
+    }
+
+    static String during(Runnable action) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(original);
+        }
+        return buffer.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,85 @@
+package io.pgque.connect.sink;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.connect.sink.SinkConnector;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+import static io.pgque.connect.sink.Fixtures.props;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PgQueSinkConnectorTest {
+
+    @Test
+    void versionComesFromTheBuild() {
+        String version = new PgQueSinkConnector().version();
+        assertFalse(version.isBlank());
+        assertFalse(version.contains("${"), version);
+        assertEquals(version, new PgQueSinkTask().version());
+    }
+
+    @Test
+    void isDiscoverableAsASinkConnectorPlugin() {
+        boolean found = ServiceLoader.load(SinkConnector.class).stream()
+                .anyMatch(provider -> provider.type() == PgQueSinkConnector.class);
+        assertTrue(found);
+    }
+
+    @Test
+    void everyTaskGetsACopyOfTheConfiguration() {
+        PgQueSinkConnector connector = new PgQueSinkConnector();
+        Map<String, String> props = props();
+        connector.start(props);
+        List<Map<String, String>> configs = connector.taskConfigs(3);
+        assertEquals(3, configs.size());
+        for (Map<String, String> config : configs) {
+            assertEquals(props, config);
+            assertNotSame(props, config);
+        }
+        assertNotSame(configs.get(0), configs.get(1));
+        assertEquals(PgQueSinkTask.class, connector.taskClass());
+        connector.stop();
+    }
+
+    @Test
+    void startRefusesAnInvalidConfiguration() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> new PgQueSinkConnector().start(props("pgque.tombstones", "drop")));
+        assertTrue(e.getMessage().contains("pgque.tombstones"), e.getMessage());
+    }
+
+    @Test
+    void passwordsNeverReachTheLog() {
+        String log = LogCapture.during(() -> {
+            PgQueSinkConnector connector = new PgQueSinkConnector();
+            connector.start(props("connection.ssl.key.password", "tls-key-secret"));
+            PgQueSinkTask task = new PgQueSinkTask();
+            task.start(connector.taskConfigs(1).get(0));
+            task.stop();
+            connector.stop();
+        });
+        assertTrue(log.contains("Starting PgQue sink connector"), log);
+        assertTrue(log.contains("connection.password = [hidden]"), "Kafka's config dump is in the log: " + log);
+        assertFalse(log.contains("s3cret-pw"), log);
+        assertFalse(log.contains("tls-key-secret"), log);
+    }
+
+    @Test
+    void validationErrorsNeverQuoteThePassword() {
+        String errors = new PgQueSinkConnector()
+                .validate(props("connection.url", "jdbc:postgresql://h/db?password=url-secret"))
+                .configValues().stream()
+                .flatMap(value -> value.errorMessages().stream())
+                .reduce("", String::concat);
+        assertTrue(errors.contains("must not carry a password"), errors);
+        assertFalse(errors.contains("url-secret"), errors);
+        assertFalse(errors.contains("s3cret-pw"), errors);
+    }
+}

@@ -1,0 +1,95 @@
+package io.pgque.connect.sink.config;
+
+import io.pgque.connect.sink.PgQueSinkConnector;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static io.pgque.connect.sink.Fixtures.props;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Cross-field rules, seen the way users see them: through the connector's validate(). */
+class SinkConfigValidatorTest {
+
+    private static Map<String, List<String>> errors(String... overrides) {
+        Config config = new PgQueSinkConnector().validate(props(overrides));
+        return config.configValues().stream()
+                .filter(value -> !value.errorMessages().isEmpty())
+                .collect(Collectors.toMap(ConfigValue::name, ConfigValue::errorMessages));
+    }
+
+    private static void assertOnlyError(Map<String, List<String>> errors, String key, String part) {
+        assertEquals(List.of(key), List.copyOf(errors.keySet()), errors::toString);
+        assertTrue(errors.get(key).get(0).contains(part), errors::toString);
+    }
+
+    @Test
+    void validConfigurationHasNoErrors() {
+        assertEquals(Map.of(), errors());
+        assertEquals(Map.of(), errors("pgque.partition.key", "header:customer", "pgque.queue", "q_${topic}"));
+        assertEquals(Map.of(), errors("pgque.dedup.key", "${topic}-${offset}", "pgque.dedup.ttl.ms", "1000",
+                "pgque.delivery.guarantee", "exactly_once"));
+    }
+
+    @Test
+    void dedupKeyNeedsAWindow() {
+        assertOnlyError(errors("pgque.dedup.key", "${key}"), "pgque.dedup.ttl.ms",
+                "pgque.dedup.ttl.ms is required when pgque.dedup.key is set");
+    }
+
+    @Test
+    void dedupKeyMustVaryPerRecord() {
+        assertOnlyError(errors("pgque.dedup.key", "constant", "pgque.dedup.ttl.ms", "1000"), "pgque.dedup.key",
+                "has no placeholder");
+    }
+
+    @Test
+    void requiredPartitionKeyNeedsASource() {
+        assertOnlyError(errors("pgque.partition.key", "none", "pgque.partition.key.required", "true"),
+                "pgque.partition.key.required", "contradicts pgque.partition.key=none");
+    }
+
+    @Test
+    void queueIsRequiredWithoutAMap() {
+        assertOnlyError(errors("pgque.queue", ""), "pgque.queue", "pgque.queue is required unless pgque.queue.map");
+    }
+
+    @Test
+    void mapMustCoverEveryListedTopicWhenThereIsNoQueue() {
+        assertEquals(Map.of(), errors("pgque.queue", "", "topics", "orders,pay", "pgque.queue.map", "orders:o,pay:p"));
+        assertOnlyError(errors("pgque.queue", "", "topics", "orders,pay", "pgque.queue.map", "orders:o"),
+                "pgque.queue.map", "topics [pay] have no queue");
+    }
+
+    @Test
+    void queueIsRequiredWithATopicRegex() {
+        assertOnlyError(errors("pgque.queue", "", "topics", null, "topics.regex", "orders.*",
+                "pgque.queue.map", "orders:o"), "pgque.queue", "required with topics.regex");
+    }
+
+    @Test
+    void templatedQueueNameMustFitForEveryListedTopic() {
+        String longTopic = "t".repeat(60);
+        assertOnlyError(errors("pgque.queue", "${topic}", "topics", "orders," + longTopic), "pgque.queue",
+                "for topic '" + longTopic + "'");
+        assertEquals(Map.of(), errors("pgque.queue", "${topic}", "topics", "orders," + longTopic,
+                "pgque.queue.map", longTopic + ":short"));
+    }
+
+    @Test
+    void singleKeyErrorsAreNotEchoedByCrossFieldRules() {
+        Map<String, List<String>> errors = errors("pgque.dedup.key", "${nope}");
+        assertOnlyError(errors, "pgque.dedup.key", "unknown placeholder");
+    }
+
+    @Test
+    void missingUrlIsReportedUnderItsKey() {
+        Map<String, List<String>> errors = errors("connection.url", null);
+        assertTrue(errors.containsKey("connection.url"), errors::toString);
+    }
+}
