@@ -1,0 +1,101 @@
+#!/bin/sh
+# The one-shot set-up job of docker-compose.yml. Safe to run again: every step is idempotent.
+#   1. install or upgrade the PgQue engine (the script itself refuses a downgrade)
+#   2. a login role per connector, with only the grants it needs
+#   3. the queue the sink writes to and the source reads from
+#   4. both connectors deployed (or updated) over Connect's REST API, then seen RUNNING
+set -eu
+
+CONFIG=/setup/config
+
+log() { echo "setup: $*"; }
+fail() { echo "setup: $*" >&2; exit 1; }
+
+# retry TRIES COMMAND...: runs COMMAND every 2 s until it succeeds, at most TRIES times.
+retry() {
+  tries=$1
+  shift
+  i=1
+  until "$@"; do
+    [ "$i" -lt "$tries" ] || return 1
+    i=$((i + 1))
+    sleep 2
+  done
+}
+
+log "installing the PgQue engine"
+psql -v ON_ERROR_STOP=1 -q -o /dev/null -f /setup/pgque.sql
+log "engine version $(psql -At -c 'select pgque.version()')"
+
+log "login roles $SINK_DB_USER (pgque_writer) and $SOURCE_DB_USER (pgque_reader, pgque_admin)"
+PGOPTIONS='-c client_min_messages=warning' psql -v ON_ERROR_STOP=1 -q \
+  -v sink_user="$SINK_DB_USER" -v sink_password="$SINK_DB_PASSWORD" \
+  -v source_user="$SOURCE_DB_USER" -v source_password="$SOURCE_DB_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I LOGIN', r) FROM (VALUES (:'sink_user'), (:'source_user')) AS v(r)
+ WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r)
+\gexec
+ALTER ROLE :"sink_user" PASSWORD :'sink_password';
+ALTER ROLE :"source_user" PASSWORD :'source_password';
+-- The sink only produces. The source consumes, and runs the ticker and maintenance
+-- (pgque.ticker.enabled=true in its config), which takes pgque_admin.
+GRANT pgque_writer TO :"sink_user";
+GRANT pgque_reader, pgque_admin TO :"source_user";
+SQL
+
+# The sink's role may not create queues (that takes pgque_admin): create its queue here.
+queue=$(jq -r '.config["pgque.queue"] // empty' "$CONFIG/pgque-sink.json")
+case "$queue" in
+  "") fail "config/pgque-sink.json names no pgque.queue" ;;
+  *'${'*) log "queue $queue is a template: the sink creates its queues (needs pgque.queue.auto.create and pgque_admin)" ;;
+  *)
+    log "queue $queue"
+    echo "SELECT pgque.create_queue(:'queue');" | psql -v ON_ERROR_STOP=1 -q -o /dev/null -v queue="$queue"
+    ;;
+esac
+
+# render FILE DB_USER DB_PASSWORD: the connector config of FILE with its ${UPPER_CASE}
+# placeholders filled in from the environment (the connector's own ${topic}, ${header:...} stay).
+# A dead letter topic gets one replica, as this stack has one broker (Connect asks for 3).
+render() {
+  jq --arg user "$2" --arg password "$3" '.config | walk(
+      if type == "string" then
+        gsub("\\$\\{(?<v>[A-Z][A-Z0-9_]*)\\}";
+             if .v == "PGQUE_DB_USER" then $user
+             elif .v == "PGQUE_DB_PASSWORD" then $password
+             else ($ENV[.v] // error("no value in the environment for ${" + .v + "}")) end)
+      else . end)
+    | if has("errors.deadletterqueue.topic.name")
+      then . + {"errors.deadletterqueue.topic.replication.factor": "1"} else . end' "$1"
+}
+
+plugins_listed() {
+  plugins=$(curl -fsS "$CONNECT_URL/connector-plugins" 2>/dev/null) || return 1
+  case "$plugins" in *PgQueSinkConnector*PgQueSourceConnector*|*PgQueSourceConnector*PgQueSinkConnector*) return 0 ;; esac
+  return 1
+}
+
+running() {
+  curl -fsS "$CONNECT_URL/connectors/$1/status" 2>/dev/null | jq -e \
+    '.connector.state == "RUNNING" and (.tasks | length > 0) and all(.tasks[]; .state == "RUNNING")' >/dev/null
+}
+
+# deploy FILE DB_USER DB_PASSWORD: creates or updates the connector of config/FILE, then waits
+# until it and its tasks run.
+deploy() {
+  name=$(jq -r .name "$CONFIG/$1")
+  render "$CONFIG/$1" "$2" "$3" \
+    | curl -sS --fail-with-body -o /dev/null -X PUT -H 'Content-Type: application/json' --data @- \
+        "$CONNECT_URL/connectors/$name/config" \
+    || fail "Connect refused config/$1"
+  log "deployed $name from config/$1"
+  if ! retry 30 running "$name"; then
+    curl -sS "$CONNECT_URL/connectors/$name/status" >&2
+    fail "$name is not RUNNING"
+  fi
+}
+
+log "waiting for the Connect worker at $CONNECT_URL to list both PgQue plugins"
+retry 90 plugins_listed || fail "the worker at $CONNECT_URL does not list both PgQue plugins"
+deploy pgque-sink.json "$SINK_DB_USER" "$SINK_DB_PASSWORD"
+deploy pgque-source.json "$SOURCE_DB_USER" "$SOURCE_DB_PASSWORD"
+log "both connectors are RUNNING"
