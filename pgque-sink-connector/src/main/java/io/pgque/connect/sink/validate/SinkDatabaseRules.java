@@ -15,6 +15,7 @@ final class SinkDatabaseRules {
     static final String SEND_EVENTS = "pgque.send_events(text,text[],text[],text[],text[],text[],text[])";
     static final String SEND_IDEM_EVENTS = "pgque.send_idem_events(text,text[],text[],text[],interval,text[],text[],text[])";
     static final String CREATE_QUEUE = "pgque.create_queue(text)";
+    static final String QUEUE_INFO = "pgque.get_queue_info(text)";
 
     private final DatabaseProbe probe;
     private final Expectations expected;
@@ -36,6 +37,9 @@ final class SinkDatabaseRules {
         mayExecute(user, SEND_EVENTS, "send events");
         if (expected.dedup()) {
             mayExecute(user, SEND_IDEM_EVENTS, "send events with dedup (" + PgQueSinkConfig.DEDUP_KEY + ")");
+        }
+        if (!probe.canExecute(QUEUE_INFO)) {
+            return; // cannot look at queues; the missing writer role is already reported
         }
         boolean mayCreate = probe.canExecute(CREATE_QUEUE);
         for (Map.Entry<String, String> entry : expected.queueKeys().entrySet()) {
