@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -79,19 +78,28 @@ public final class DatabaseProbe implements AutoCloseable {
         return text("select current_database()");
     }
 
-    /** The installed engine's version, or empty when the engine is not installed. */
-    public Optional<String> engineVersion() throws SQLException {
-        if (!bool("select to_regprocedure('pgque.version()') is not null")) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable(text("select pgque.version()"));
+    /** Whether the engine is installed; needs no privilege on its schema. */
+    public boolean engineInstalled() throws SQLException {
+        // From the catalog: to_regprocedure would fail for a role without USAGE on the schema.
+        return bool("select exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+                + " where n.nspname = 'pgque' and p.proname = 'version')");
     }
 
     /**
-     * Whether the current role may execute the function with this exact signature, e.g.
-     * {@code pgque.create_queue(text)}; false when no such function exists.
+     * Whether the current role may call the function with this exact signature, e.g.
+     * {@code pgque.create_queue(text)}: it exists, the role may execute it and may use its
+     * schema. False when no such function exists.
      */
     public boolean canExecute(String signature) throws SQLException {
+        int dot = signature.indexOf('.');
+        if (dot <= 0) {
+            throw new IllegalArgumentException("a schema-qualified signature is needed: " + signature);
+        }
+        // The schema first: resolving a name in a schema the role may not use is an error, not NULL.
+        if (!bool("select coalesce((select has_schema_privilege(current_user, oid, 'USAGE') from pg_namespace"
+                + " where nspname = ?), false)", signature.substring(0, dot))) {
+            return false;
+        }
         return bool("select to_regprocedure(?) is not null"
                 + " and has_function_privilege(current_user, to_regprocedure(?), 'EXECUTE')", signature, signature);
     }

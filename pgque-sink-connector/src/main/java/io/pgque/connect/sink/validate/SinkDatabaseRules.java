@@ -30,7 +30,7 @@ final class SinkDatabaseRules {
     void check() throws SQLException {
         String user = probe.currentUser();
         String database = probe.currentDatabase();
-        if (probe.engineVersion().isEmpty()) {
+        if (!probe.engineInstalled()) {
             engineMissing(user, database);
             return;
         }
