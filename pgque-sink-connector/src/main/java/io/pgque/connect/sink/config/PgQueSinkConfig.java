@@ -174,11 +174,14 @@ public final class PgQueSinkConfig extends AbstractConfig {
 
         int write = 0;
         def.define(BATCH_MAX_RECORDS, Type.INT, 500, Range.between(1, 100_000), Importance.LOW,
-                "Most events sent to the database in one statement; larger puts are split.",
+                "Most events sent to the database in one statement. A larger put is split into several "
+                        + "statements, all in the put's one transaction.",
                 WRITE_GROUP, ++write, Width.SHORT, "Batch size");
         def.define(RETRY_MAX, Type.INT, 10, Range.between(0, 1_000), Importance.LOW,
-                "How often a write that failed with a transient database error is retried inside one put "
-                        + "before the task reports a retriable failure to the worker (which redelivers the records).",
+                "How often a put's transaction is retried after a transient database error (connection lost "
+                        + "mid-transaction, serialization failure, deadlock, server shutting down or starting up) before "
+                        + "the task hands the records back to the worker, which redelivers them after "
+                        + RETRY_BACKOFF_MS + ". Failing to get a connection at all counts against connection.attempts.",
                 WRITE_GROUP, ++write, Width.SHORT, "Write retries");
         def.define(RETRY_BACKOFF_MS, Type.LONG, 1_000L, Range.between(0L, 600_000L), Importance.LOW,
                 "Wait between two write retries, in milliseconds.",
