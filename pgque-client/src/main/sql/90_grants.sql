@@ -87,6 +87,10 @@ GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 -- Internal helpers: reachable only through the API functions (which run as the owner).
 REVOKE ALL ON FUNCTION
     pgque.find_queue(text),
+    pgque.lock_subscription(int4, text),
+    pgque.check_tickable(pgque.queue, boolean),
+    pgque.first_page(bigint, int, int, int),
+    pgque.check_slot(int, int),
     pgque.current_txid(),
     pgque.seq_last_value(text),
     pgque.insert_tick(int4),
