@@ -13,8 +13,28 @@ BEGIN
     VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_last_value(q.queue_event_seq))
     RETURNING tick_id INTO v_tick;
     -- A lossy wake-up hint for consumers that LISTEN; correctness never depends on it.
+    IF q.queue_tick_requested THEN
+        UPDATE pgque.queue SET queue_tick_requested = false WHERE queue_id = q.queue_id;
+    END IF;
     PERFORM pg_notify('pgque_' || q.queue_name, v_tick::text);
     RETURN v_tick;
+END
+$$;
+
+-- Internal: refuses to tick a queue whose ticks come from elsewhere or are paused.
+CREATE OR REPLACE FUNCTION pgque.check_tickable(q pgque.queue, i_external boolean)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF q.queue_external_ticker AND NOT i_external THEN
+        RAISE EXCEPTION 'queue % has an external ticker', q.queue_name USING ERRCODE = '55000';
+    END IF;
+    IF i_external AND NOT q.queue_external_ticker THEN
+        RAISE EXCEPTION 'queue % does not have an external ticker', q.queue_name USING ERRCODE = '55000';
+    END IF;
+    IF q.queue_ticker_paused THEN
+        RAISE EXCEPTION 'ticker is paused for queue %', q.queue_name USING ERRCODE = '55000';
+    END IF;
 END
 $$;
 
@@ -30,12 +50,7 @@ DECLARE
     v_prev_gap interval;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    IF q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % has an external ticker', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
-    END IF;
+    PERFORM pgque.check_tickable(q, false);
 
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF NOT FOUND THEN
@@ -46,6 +61,9 @@ BEGIN
             i_queue_name, pg_snapshot_xmin(v_last.tick_snapshot), pg_snapshot_xmax(pg_current_snapshot()) USING ERRCODE = 'XX000';
     END IF;
 
+    IF q.queue_tick_requested THEN
+        RETURN pgque.insert_tick(q.queue_id);
+    END IF;
     v_lag := now() - v_last.tick_time;
     v_new := pgque.seq_last_value(q.queue_event_seq) - v_last.tick_event_seq;
 
@@ -95,12 +113,7 @@ DECLARE
     v_last pgque.tick;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    IF NOT q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % does not have an external ticker', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
-    END IF;
+    PERFORM pgque.check_tickable(q, true);
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF FOUND AND i_tick_id <= v_last.tick_id THEN
         RAISE EXCEPTION 'tick id % must be greater than the last tick %', i_tick_id, v_last.tick_id USING ERRCODE = '22023';
@@ -122,7 +135,9 @@ BEGIN
 END
 $$;
 
--- Does not tick: moves the event sequence far enough that the next ticker() call will.
+-- Does not tick: makes the next ticker() call tick. (PgQ bumps the event sequence for this; a
+-- flag does the same without inflating every pending-event estimate, and without a setval that
+-- could race with producers.)
 CREATE OR REPLACE FUNCTION pgque.force_next_tick(i_queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
@@ -131,14 +146,8 @@ DECLARE
     v_tick bigint;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    IF q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % has an external ticker', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    -- nextval, not setval: a setval racing with concurrent producers could hand out an id twice.
-    PERFORM nextval(q.queue_event_seq::regclass) FROM generate_series(1, q.queue_ticker_max_count * 2 + 1000);
+    PERFORM pgque.check_tickable(q, false);
+    UPDATE pgque.queue SET queue_tick_requested = true WHERE queue_id = q.queue_id AND NOT queue_tick_requested;
     SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
     RETURN v_tick;
 END
