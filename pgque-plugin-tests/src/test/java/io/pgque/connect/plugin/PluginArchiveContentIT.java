@@ -164,20 +164,38 @@ class PluginArchiveContentIT {
 
     @ParameterizedTest
     @MethodSource("archives")
-    void docHoldsTheLicencesAndTheGuides(PluginArchive archive) throws IOException {
+    void docHoldsTheLicencesAndTheGuidesAsTheRepoHasThem(PluginArchive archive) throws IOException {
         Path doc = root(archive).resolve("doc");
         String licence = Files.readString(doc.resolve("LICENSE"));
         assertTrue(licence.contains("Apache License, Version 2.0"), licence);
         assertFalse(thirdPartyJars(doc.resolve("THIRD-PARTY.txt")).isEmpty());
 
+        List<String> guides = new ArrayList<>(PluginArchive.fileNames(doc));
+        guides.removeAll(List.of("LICENSE", "THIRD-PARTY.txt"));
+        assertTrue(guides.containsAll(List.of("README.md", "operations.md")), "the connector's guide and operations: " + guides);
+        for (String guide : guides) {
+            assertCopyOfARepoFile(doc.resolve(guide), guideSources(archive, guide));
+        }
+    }
+
+    /** Where doc/{@code name} may come from: the module, docs/, and for the README the connector's guide in docs/. */
+    private static List<Path> guideSources(PluginArchive archive, String name) {
         Path repo = Build.repoDir();
-        assertSameFile(repo.resolve("docs/operations.md"), doc.resolve("operations.md"));
-        Path module = repo.resolve(archive.artifactId());
-        try (DirectoryStream<Path> guides = Files.newDirectoryStream(module, "*.md")) {
-            for (Path guide : guides) {
-                assertSameFile(guide, doc.resolve(guide.getFileName()));
+        List<Path> sources = new ArrayList<>(List.of(repo.resolve(archive.artifactId()).resolve(name), repo.resolve("docs").resolve(name)));
+        if (name.equals("README.md")) {
+            sources.add(repo.resolve("docs").resolve(archive.kind() + ".md"));
+        }
+        return sources;
+    }
+
+    private static void assertCopyOfARepoFile(Path copy, List<Path> sources) throws IOException {
+        String content = Files.readString(copy);
+        for (Path source : sources) {
+            if (Files.isRegularFile(source) && Files.readString(source).equals(content)) {
+                return;
             }
         }
+        throw new AssertionError(copy + " is a copy of none of " + sources);
     }
 
     @ParameterizedTest
