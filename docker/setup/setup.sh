@@ -2,7 +2,7 @@
 # The one-shot set-up job of docker-compose.yml. Safe to run again: every step is idempotent.
 #   1. install or upgrade the PgQue engine (the script itself refuses a downgrade)
 #   2. a login role per connector, with only the grants it needs
-#   3. the queue the sink writes to and the source reads from
+#   3. the queues the connectors write to and read from
 #   4. both connectors deployed (or updated) over Connect's REST API, then seen RUNNING
 set -eu
 
@@ -23,54 +23,39 @@ retry() {
   done
 }
 
-log "installing the PgQue engine"
-psql -v ON_ERROR_STOP=1 -q -o /dev/null -f /setup/pgque.sql
-log "engine version $(psql -At -c 'select pgque.version()')"
-
-log "login roles $SINK_DB_USER (pgque_writer) and $SOURCE_DB_USER (pgque_reader, pgque_admin)"
-PGOPTIONS='-c client_min_messages=warning' psql -v ON_ERROR_STOP=1 -q \
-  -v sink_user="$SINK_DB_USER" -v sink_password="$SINK_DB_PASSWORD" \
-  -v source_user="$SOURCE_DB_USER" -v source_password="$SOURCE_DB_PASSWORD" <<'SQL'
-SELECT format('CREATE ROLE %I LOGIN', r) FROM (VALUES (:'sink_user'), (:'source_user')) AS v(r)
- WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r)
-\gexec
-ALTER ROLE :"sink_user" PASSWORD :'sink_password';
-ALTER ROLE :"source_user" PASSWORD :'source_password';
--- The sink only produces. The source consumes, and runs the ticker and maintenance
--- (pgque.ticker.enabled=true in its config), which takes pgque_admin.
-GRANT pgque_writer TO :"sink_user";
-GRANT pgque_reader, pgque_admin TO :"source_user";
-SQL
-
-# The sink's role may not create queues (that takes pgque_admin): create its queue here.
-queue=$(jq -r '.config["pgque.queue"] // empty' "$CONFIG/pgque-sink.json")
-case "$queue" in
-  "") fail "config/pgque-sink.json names no pgque.queue" ;;
-  *'${'*) log "queue $queue is a template: the sink creates its queues (needs pgque.queue.auto.create and pgque_admin)" ;;
-  *)
-    log "queue $queue"
-    echo "SELECT pgque.create_queue(:'queue');" | psql -v ON_ERROR_STOP=1 -q -o /dev/null -v queue="$queue"
-    ;;
-esac
-
-# render FILE DB_USER DB_PASSWORD: the connector config of FILE with its ${UPPER_CASE}
-# placeholders filled in from the environment (the connector's own ${topic}, ${header:...} stay).
-# A dead letter topic gets one replica, as this stack has one broker (Connect asks for 3).
+# render FILE DB_USER DB_PASSWORD: the "config" object of FILE, made to run in this stack:
+# - its database connection (every connection.* key) replaced by this stack's PostgreSQL and the
+#   connector's own login, as a sample config points elsewhere;
+# - its ${UPPER_CASE} placeholders filled in from the environment (the connector's own templates,
+#   ${topic} or ${header:...}, stay);
+# - a dead letter topic with one replica, as there is one broker (Connect asks for 3).
 render() {
-  jq --arg user "$2" --arg password "$3" '.config | walk(
-      if type == "string" then
-        gsub("\\$\\{(?<v>[A-Z][A-Z0-9_]*)\\}";
-             if .v == "PGQUE_DB_USER" then $user
-             elif .v == "PGQUE_DB_PASSWORD" then $password
-             else ($ENV[.v] // error("no value in the environment for ${" + .v + "}")) end)
-      else . end)
+  jq --arg url "$PGQUE_JDBC_URL" --arg user "$2" --arg password "$3" '.config
+    | with_entries(select(.key | startswith("connection.") | not))
+    | walk(if type == "string" then
+             gsub("\\$\\{(?<v>[A-Z][A-Z0-9_]*)\\}"; $ENV[.v] // error("no value in the environment for ${" + .v + "}"))
+           else . end)
+    | . + {"connection.url": $url, "connection.user": $user, "connection.password": $password}
     | if has("errors.deadletterqueue.topic.name")
       then . + {"errors.deadletterqueue.topic.replication.factor": "1"} else . end' "$1"
 }
 
+# queues: the queues the rendered config on stdin names: pgque.queue (a ${topic} template
+# expanded over "topics") and the values of pgque.queue.map.
+queues() {
+  jq -r '(.topics // "" | split(",") | map(gsub("^\\s+|\\s+$"; "")) | map(select(. != ""))) as $topics
+    | [ (.["pgque.queue"] // "" | select(. != "")
+         | if contains("${topic}") then . as $q | $topics[] | . as $t | $q | gsub("\\$\\{topic\\}"; $t)
+           else . end),
+        (.["pgque.queue.map"] // "" | split(",")[] | select(contains(":")) | split(":")[1]) ]
+    | unique[]'
+}
+
 plugins_listed() {
   plugins=$(curl -fsS "$CONNECT_URL/connector-plugins" 2>/dev/null) || return 1
-  case "$plugins" in *PgQueSinkConnector*PgQueSourceConnector*|*PgQueSourceConnector*PgQueSinkConnector*) return 0 ;; esac
+  case "$plugins" in
+    *PgQueSinkConnector*PgQueSourceConnector* | *PgQueSourceConnector*PgQueSinkConnector*) return 0 ;;
+  esac
   return 1
 }
 
@@ -93,6 +78,36 @@ deploy() {
     fail "$name is not RUNNING"
   fi
 }
+
+log "installing the PgQue engine"
+psql -v ON_ERROR_STOP=1 -q -o /dev/null -f /setup/pgque.sql
+log "engine version $(psql -At -c 'select pgque.version()')"
+
+log "login roles $SINK_DB_USER (pgque_writer) and $SOURCE_DB_USER (pgque_reader, pgque_admin)"
+PGOPTIONS='-c client_min_messages=warning' psql -v ON_ERROR_STOP=1 -q \
+  -v sink_user="$SINK_DB_USER" -v sink_password="$SINK_DB_PASSWORD" \
+  -v source_user="$SOURCE_DB_USER" -v source_password="$SOURCE_DB_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I LOGIN', r) FROM (VALUES (:'sink_user'), (:'source_user')) AS v(r)
+ WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r)
+\gexec
+ALTER ROLE :"sink_user" PASSWORD :'sink_password';
+ALTER ROLE :"source_user" PASSWORD :'source_password';
+-- The sink only produces. The source consumes, and runs the ticker and maintenance
+-- (pgque.ticker.enabled=true), which takes pgque_admin.
+GRANT pgque_writer TO :"sink_user";
+GRANT pgque_reader, pgque_admin TO :"source_user";
+SQL
+
+# The sink's login may not create queues (that takes pgque_admin): create them here.
+for file in pgque-sink.json pgque-source.json; do
+  for queue in $(render "$CONFIG/$file" - - | queues); do
+    case "$queue" in
+      *'${'*) fail "config/$file: cannot tell which queues $queue stands for; list the topics in \"topics\"" ;;
+    esac
+    log "queue $queue (config/$file)"
+    echo "SELECT pgque.create_queue(:'queue');" | psql -v ON_ERROR_STOP=1 -q -o /dev/null -v queue="$queue"
+  done
+done
 
 log "waiting for the Connect worker at $CONNECT_URL to list both PgQue plugins"
 retry 90 plugins_listed || fail "the worker at $CONNECT_URL does not list both PgQue plugins"

@@ -1,5 +1,7 @@
 package io.pgque.connect.plugin;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,8 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DockerComposeFileIT {
 
-    /** The placeholders of config/pgque-*.json that docker/setup/setup.sh fills in per connector. */
-    private static final Set<String> FILLED_PER_CONNECTOR = Set.of("PGQUE_DB_USER", "PGQUE_DB_PASSWORD");
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Z][A-Z0-9_]*)}");
 
     private static Path repo;
@@ -125,11 +126,20 @@ class DockerComposeFileIT {
         for (String file : List.of("config/pgque-sink.json", "config/pgque-source.json")) {
             Path config = repo.resolve(file);
             assertTrue(Files.isRegularFile(config), file + " is what setup deploys; it is missing");
-            Matcher m = PLACEHOLDER.matcher(Files.readString(config));
-            while (m.find()) {
-                assertTrue(env.containsKey(m.group(1)) || FILLED_PER_CONNECTOR.contains(m.group(1)),
-                        file + " uses ${" + m.group(1) + "}, which the setup service's environment does not set");
-            }
+            JsonNode connector = JSON.readTree(config.toFile());
+            assertFalse(connector.path("name").asText().isBlank(), file + " names its connector");
+            // setup.sh replaces connection.* with the stack's own; every other ${UPPER_CASE}
+            // placeholder needs a value from the environment.
+            connector.path("config").fields().forEachRemaining(entry -> {
+                if (entry.getKey().startsWith("connection.")) {
+                    return;
+                }
+                Matcher m = PLACEHOLDER.matcher(entry.getValue().asText());
+                while (m.find()) {
+                    assertTrue(env.containsKey(m.group(1)), file + " uses ${" + m.group(1) + "} in " + entry.getKey()
+                            + ", which the setup service's environment does not set");
+                }
+            });
         }
     }
 
