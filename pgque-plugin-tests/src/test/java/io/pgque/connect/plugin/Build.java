@@ -27,14 +27,13 @@ final class Build {
 
     /**
      * A system property the failsafe configuration sets; a clear failure when the test runs
-     * outside Maven or when a ${...} was not filled in (the archive paths come from the
-     * dependency plugin's {@code properties} goal, which runs in {@code initialize}).
+     * outside Maven or when a ${...} was not filled in.
      */
     static String required(String name) {
         String value = System.getProperty(name);
         if (value == null || value.isBlank() || value.contains("${")) {
             throw new IllegalStateException("system property " + name + " is not set (" + value + "): run this test "
-                    + "through Maven, e.g. ./mvnw -pl pgque-plugin-tests verify after building the connectors");
+                    + "through Maven: ./mvnw verify, or ./mvnw -pl pgque-plugin-tests verify after packaging the connectors");
         }
         return value;
     }

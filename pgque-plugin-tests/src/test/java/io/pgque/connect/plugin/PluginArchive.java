@@ -53,7 +53,7 @@ record PluginArchive(String kind, String artifactId, String connectorClass, Path
     Path unpackInto(Path dir) {
         if (!Files.isRegularFile(zip)) {
             throw new IllegalStateException("no plugin archive at " + zip + ": build the connectors first "
-                    + "(./mvnw install -DskipTests, or ./mvnw verify from the repository root)");
+                    + "(./mvnw package -DskipTests from the repository root, or ./mvnw verify)");
         }
         try (InputStream file = Files.newInputStream(zip); ZipInputStream in = new ZipInputStream(file)) {
             for (ZipEntry entry = in.getNextEntry(); entry != null; entry = in.getNextEntry()) {
