@@ -35,6 +35,9 @@ CREATE TABLE IF NOT EXISTS pgque.queue (
     queue_extra_maint        text[],
     queue_max_retries        int4
 );
+-- Set by force_next_tick(), cleared by the next tick: a request, not a fake burst of events,
+-- so lag and pending-event estimates stay true.
+ALTER TABLE pgque.queue ADD COLUMN IF NOT EXISTS queue_tick_requested boolean NOT NULL DEFAULT false;
 
 CREATE TABLE IF NOT EXISTS pgque.tick (
     tick_queue     int4 NOT NULL REFERENCES pgque.queue (queue_id),

@@ -13,6 +13,9 @@ BEGIN
     VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_last_value(q.queue_event_seq))
     RETURNING tick_id INTO v_tick;
     -- A lossy wake-up hint for consumers that LISTEN; correctness never depends on it.
+    IF q.queue_tick_requested THEN
+        UPDATE pgque.queue SET queue_tick_requested = false WHERE queue_id = q.queue_id;
+    END IF;
     PERFORM pg_notify('pgque_' || q.queue_name, v_tick::text);
     RETURN v_tick;
 END
@@ -46,6 +49,9 @@ BEGIN
             i_queue_name, pg_snapshot_xmin(v_last.tick_snapshot), pg_snapshot_xmax(pg_current_snapshot()) USING ERRCODE = 'XX000';
     END IF;
 
+    IF q.queue_tick_requested THEN
+        RETURN pgque.insert_tick(q.queue_id);
+    END IF;
     v_lag := now() - v_last.tick_time;
     v_new := pgque.seq_last_value(q.queue_event_seq) - v_last.tick_event_seq;
 
@@ -122,7 +128,9 @@ BEGIN
 END
 $$;
 
--- Does not tick: moves the event sequence far enough that the next ticker() call will.
+-- Does not tick: makes the next ticker() call tick. (PgQ bumps the event sequence for this; a
+-- flag does the same without inflating every pending-event estimate, and without a setval that
+-- could race with producers.)
 CREATE OR REPLACE FUNCTION pgque.force_next_tick(i_queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
@@ -137,8 +145,7 @@ BEGIN
     IF q.queue_ticker_paused THEN
         RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
     END IF;
-    -- nextval, not setval: a setval racing with concurrent producers could hand out an id twice.
-    PERFORM nextval(q.queue_event_seq::regclass) FROM generate_series(1, q.queue_ticker_max_count * 2 + 1000);
+    UPDATE pgque.queue SET queue_tick_requested = true WHERE queue_id = q.queue_id AND NOT queue_tick_requested;
     SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
     RETURN v_tick;
 END

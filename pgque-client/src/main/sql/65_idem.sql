@@ -60,7 +60,9 @@ BEGIN
     IF v_claimed THEN
         v_id := (pgque.insert_events_raw(q, ARRAY[i_type], ARRAY[i_payload], ARRAY[i_partition_key],
                                          ARRAY[i_idem_key], NULL, NULL))[1];
-        UPDATE pgque.idem SET event_id = v_id WHERE queue_id = q.queue_id AND idem_key = i_idem_key;
+        -- The window starts now: the claim may have waited on another session's lock.
+        UPDATE pgque.idem SET event_id = v_id, expires_at = clock_timestamp() + i_ttl
+         WHERE queue_id = q.queue_id AND idem_key = i_idem_key;
         RETURN QUERY SELECT v_id, false;
     ELSE
         RETURN QUERY SELECT i.event_id, true FROM pgque.idem i WHERE i.queue_id = q.queue_id AND i.idem_key = i_idem_key;
@@ -130,7 +132,7 @@ BEGIN
             ARRAY(SELECT i_idem_keys[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
             ARRAY(SELECT i_extra3[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
             ARRAY(SELECT i_extra4[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n));
-        UPDATE pgque.idem i SET event_id = x.id
+        UPDATE pgque.idem i SET event_id = x.id, expires_at = clock_timestamp() + i_ttl
           FROM unnest(v_pos, v_ids) AS x(p, id)
          WHERE i.queue_id = q.queue_id AND i.idem_key = i_idem_keys[x.p];
     END IF;

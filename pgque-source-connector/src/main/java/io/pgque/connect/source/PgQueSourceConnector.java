@@ -1,0 +1,115 @@
+package io.pgque.connect.source;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.connect.common.config.ConnectionSettings;
+import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.common.version.BuildVersion;
+import io.pgque.connect.source.config.DatabaseChecks;
+import io.pgque.connect.source.config.SourceConfig;
+import io.pgque.connect.source.config.SourceConfigDef;
+import io.pgque.connect.source.config.SourceConfigRules;
+import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.slot.ConsumerSetup;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.source.SourceConnector;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
+ * with N slots, then gives task {@code i} of {@code M} the slots {@code k mod M = i}, and the
+ * ticker duty (when enabled) to task 0 only. The data path is in {@link PgQueSourceTask}.
+ */
+public class PgQueSourceConnector extends SourceConnector {
+
+    static final String VERSION = BuildVersion.read(PgQueSourceConnector.class, "version.properties");
+
+    private Map<String, String> props;
+    private SourceConfig config;
+
+    @Override
+    public String version() {
+        return VERSION;
+    }
+
+    @Override
+    public ConfigDef config() {
+        return SourceConfigDef.build();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        SourceConfig parsed = new SourceConfig(props);
+        SourceConfigRules.require(parsed);
+        ConnectionSettings connection = parsed.connection();
+        String poolName = "pgque-source-" + parsed.consumer() + "-setup";
+        try (HikariDataSource dataSource = DataSourceFactory.create(connection, poolName)) {
+            ConsumerSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(), parsed.slots(),
+                    connection.attempts(), Duration.ofMillis(connection.backoffMs()));
+        }
+        this.props = new HashMap<>(props);
+        this.config = parsed;
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return PgQueSourceTask.class;
+    }
+
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        return TaskKeys.taskConfigs(props, config.slots(), config.tickerEnabled(), maxTasks);
+    }
+
+    @Override
+    public void stop() {
+        // Nothing runs in the connector between start and stop; the tasks hold the leases.
+    }
+
+    /**
+     * Per-key checks first; then, if every key is well-formed, the rules between keys; then, if
+     * those pass too, what only the live database can tell, within the connection timeout.
+     */
+    @Override
+    public Config validate(Map<String, String> connectorConfigs) {
+        Config result = super.validate(connectorConfigs);
+        if (hasErrors(result)) {
+            return result;
+        }
+        SourceConfig parsed;
+        try {
+            parsed = new SourceConfig(connectorConfigs);
+        } catch (ConfigException e) {
+            // Every key passed on its own; whatever is left is reported by start() with this message.
+            return result;
+        }
+        Map<String, List<String>> problems = SourceConfigRules.check(parsed,
+                connectorConfigs.get(SourceConfigDef.TASKS_MAX));
+        if (problems.isEmpty()) {
+            Duration timeout = Duration.ofMillis(parsed.connection().timeoutMs() + 2_000L);
+            problems = DatabaseChecks.run(parsed, timeout);
+        }
+        for (ConfigValue value : result.configValues()) {
+            for (String message : problems.getOrDefault(value.name(), List.of())) {
+                value.addErrorMessage(message);
+            }
+        }
+        return result;
+    }
+
+    private static boolean hasErrors(Config config) {
+        for (ConfigValue value : config.configValues()) {
+            if (!value.errorMessages().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,135 @@
+package io.pgque.connect.source;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.client.PgQue;
+import io.pgque.client.SlotConsumer;
+import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.source.config.KafkaPartitioner;
+import io.pgque.connect.source.config.SourceConfig;
+import io.pgque.connect.source.config.SourceConfigDef;
+import io.pgque.connect.source.config.SourceConfigRules;
+import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.metrics.SlotStatusMonitor;
+import io.pgque.connect.source.metrics.SourceMetrics;
+import io.pgque.connect.source.record.KafkaPartitionChooser;
+import io.pgque.connect.source.record.PayloadConverter;
+import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.TopicRouter;
+import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.slot.SlotPoller;
+import io.pgque.connect.source.slot.WorkerIds;
+import io.pgque.connect.source.ticker.TickerDuty;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One task: leases its share of the slots and turns their batches into records. The work is
+ * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (task 0, when enabled) and
+ * {@link SlotStatusMonitor}; this class wires them up and takes them down.
+ */
+public class PgQueSourceTask extends SourceTask {
+
+    private static final Logger log = LoggerFactory.getLogger(PgQueSourceTask.class);
+    /** How long stop() waits for Kafka to take the batches in flight, so they can be acked. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(2);
+    private static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
+
+    private HikariDataSource dataSource;
+    private SlotPoller poller;
+    private TickerDuty ticker;
+    private SlotStatusMonitor monitor;
+    private SourceMetrics metrics;
+    private String workerId;
+
+    @Override
+    public String version() {
+        return PgQueSourceConnector.VERSION;
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        SourceConfig config = new SourceConfig(props);
+        SourceConfigRules.require(config);
+        int task = TaskKeys.taskIndex(props);
+        List<Integer> slots = TaskKeys.slots(props);
+        String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
+        workerId = WorkerIds.next(connector, task);
+
+        dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
+        PgQue pgque = PgQue.using(dataSource);
+        SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), config.slots(), workerId);
+        metrics = new SourceMetrics(pluginMetrics(), slots);
+        poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
+                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics);
+        if (TaskKeys.runsTicker(props)) {
+            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
+                    config.maintInterval(), config.retryInterval());
+        }
+        monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), config.slots(),
+                new HashSet<>(slots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
+                config.metricsLogInterval());
+        log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}{}",
+                task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
+                ticker != null ? ", and runs the ticker" : "");
+    }
+
+    private static RecordFactory records(SourceConfig config) {
+        KafkaPartitionChooser partitions = config.partitioner() == KafkaPartitioner.SLOT
+                ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
+                : KafkaPartitionChooser.byKey();
+        return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
+                PayloadConverter.of(config.valueFormat()), partitions);
+    }
+
+    private PluginMetrics pluginMetrics() {
+        return context == null ? null : context.pluginMetrics();
+    }
+
+    @Override
+    public List<SourceRecord> poll() throws InterruptedException {
+        return poller.poll();
+    }
+
+    /**
+     * Runs on the producer's callback thread: only counts the record towards its batch. The ack
+     * in PostgreSQL happens on the next poll(), so this thread never waits for the database. A
+     * null {@code metadata} means Connect dropped the record on purpose (a filter, or a tolerated
+     * conversion error): the record is done as far as the batch is concerned.
+     */
+    @Override
+    public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        if (record instanceof TrackedRecord) {
+            ((TrackedRecord) record).ticket().delivered();
+        }
+    }
+
+    @Override
+    public void stop() {
+        if (poller != null) {
+            poller.stop();
+            poller.close(STOP_GRACE);
+        }
+        if (ticker != null) {
+            ticker.close();
+        }
+        if (monitor != null) {
+            monitor.close();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        if (dataSource != null) {
+            dataSource.close();
+        }
+        log.info("Worker {} stopped", workerId);
+    }
+}

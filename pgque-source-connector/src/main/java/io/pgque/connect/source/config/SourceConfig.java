@@ -1,0 +1,123 @@
+package io.pgque.connect.source.config;
+
+import io.pgque.connect.common.config.ConnectionSettings;
+import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.config.EngineConfigDef;
+import io.pgque.connect.common.config.SchemaInstall;
+import io.pgque.connect.common.template.Template;
+import org.apache.kafka.common.config.AbstractConfig;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * The source connector's configuration, parsed and typed. Construction fails on any key that
+ * breaks its own rule; {@link SourceConfigRules} checks the rules between keys.
+ */
+public class SourceConfig extends AbstractConfig {
+
+    private final String consumer;
+    private final Template topic;
+
+    public SourceConfig(Map<String, String> props) {
+        super(SourceConfigDef.build(), props);
+        String configured = getString(SourceConfigDef.CONSUMER).trim();
+        String name = props.get(SourceConfigDef.CONNECTOR_NAME);
+        this.consumer = configured.isEmpty() && name != null ? name.trim() : configured;
+        this.topic = Template.parse(SourceConfigDef.TOPIC, getString(SourceConfigDef.TOPIC),
+                SourceConfigDef.TOPIC_PLACEHOLDERS);
+    }
+
+    public ConnectionSettings connection() {
+        return ConnectionSettings.from(this);
+    }
+
+    public SchemaInstall schemaInstall() {
+        return SchemaInstall.CHOICE.parse(EngineConfigDef.SCHEMA_INSTALL, getString(EngineConfigDef.SCHEMA_INSTALL));
+    }
+
+    public DeliveryGuarantee deliveryGuarantee() {
+        return DeliveryGuarantee.CHOICE.parse(EngineConfigDef.DELIVERY_GUARANTEE,
+                getString(EngineConfigDef.DELIVERY_GUARANTEE));
+    }
+
+    public String queue() {
+        return getString(SourceConfigDef.QUEUE).trim();
+    }
+
+    /** The logical consumer: {@code pgque.consumer}, else the connector's name; empty if neither is known. */
+    public String consumer() {
+        return consumer;
+    }
+
+    /** N. */
+    public int slots() {
+        return getInt(SourceConfigDef.SLOTS);
+    }
+
+    public Template topic() {
+        return topic;
+    }
+
+    public ValueFormat valueFormat() {
+        return ValueFormat.CHOICE.parse(SourceConfigDef.VALUE_FORMAT, getString(SourceConfigDef.VALUE_FORMAT));
+    }
+
+    public KafkaPartitioner partitioner() {
+        return KafkaPartitioner.CHOICE.parse(SourceConfigDef.PARTITIONER, getString(SourceConfigDef.PARTITIONER));
+    }
+
+    /** The target topic's partition count, from {@code pgque.kafka.partitions} or Connect's topic creation. */
+    public OptionalInt kafkaPartitions() {
+        Integer explicit = getInt(SourceConfigDef.PARTITIONS);
+        if (explicit != null) {
+            return OptionalInt.of(explicit);
+        }
+        Object creation = originals().get(SourceConfigDef.TOPIC_CREATION_PARTITIONS);
+        if (creation != null) {
+            try {
+                int count = Integer.parseInt(creation.toString().trim());
+                if (count >= 1) {
+                    return OptionalInt.of(count);
+                }
+            } catch (NumberFormatException ignored) {
+                // Connect validates its own key; an unusable value just means "not given"
+            }
+        }
+        return OptionalInt.empty();
+    }
+
+    public Duration leaseTtl() {
+        return Duration.ofMillis(getLong(SourceConfigDef.LEASE_TTL_MS));
+    }
+
+    public Duration pollInterval() {
+        return Duration.ofMillis(getLong(SourceConfigDef.POLL_INTERVAL_MS));
+    }
+
+    public int batchPageSize() {
+        return getInt(SourceConfigDef.BATCH_MAX_EVENTS);
+    }
+
+    /** Zero when the periodic log line is off. */
+    public Duration metricsLogInterval() {
+        return Duration.ofMillis(getLong(SourceConfigDef.METRICS_LOG_INTERVAL_MS));
+    }
+
+    public boolean tickerEnabled() {
+        return getBoolean(SourceConfigDef.TICKER_ENABLED);
+    }
+
+    public Duration tickerInterval() {
+        return Duration.ofMillis(getLong(SourceConfigDef.TICKER_INTERVAL_MS));
+    }
+
+    public Duration maintInterval() {
+        return Duration.ofMillis(getLong(SourceConfigDef.MAINT_INTERVAL_MS));
+    }
+
+    public Duration retryInterval() {
+        return Duration.ofMillis(getLong(SourceConfigDef.RETRY_INTERVAL_MS));
+    }
+}

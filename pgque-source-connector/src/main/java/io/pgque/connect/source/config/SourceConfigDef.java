@@ -1,0 +1,166 @@
+package io.pgque.connect.source.config;
+
+import io.pgque.connect.common.config.ConnectionConfigDef;
+import io.pgque.connect.common.config.EngineConfigDef;
+import io.pgque.connect.common.config.OptionalRange;
+import io.pgque.connect.common.template.PlaceholderKind;
+import io.pgque.connect.common.template.Template;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.NonEmptyString;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Every key the source connector accepts, declared once as data: the shared {@code connection.*}
+ * and engine keys from the common library plus the source's own. {@link SourceConfig} reads them.
+ */
+public final class SourceConfigDef {
+
+    public static final String QUEUE_GROUP = "Queue";
+    public static final String KAFKA_GROUP = "Kafka";
+    public static final String POLLING_GROUP = "Polling";
+    public static final String TICKER_GROUP = "Ticker";
+
+    public static final String QUEUE = "pgque.queue";
+    public static final String CONSUMER = "pgque.consumer";
+    public static final String SLOTS = "pgque.slots";
+
+    public static final String TOPIC = "topic";
+    public static final String VALUE_FORMAT = "pgque.value.format";
+    public static final String PARTITIONER = "pgque.kafka.partitioner";
+    public static final String PARTITIONS = "pgque.kafka.partitions";
+
+    public static final String LEASE_TTL_MS = "pgque.lease.ttl.ms";
+    public static final String POLL_INTERVAL_MS = "pgque.poll.interval.ms";
+    public static final String BATCH_MAX_EVENTS = "pgque.batch.max.events";
+    public static final String METRICS_LOG_INTERVAL_MS = "pgque.metrics.log.interval.ms";
+
+    public static final String TICKER_ENABLED = "pgque.ticker.enabled";
+    public static final String TICKER_INTERVAL_MS = "pgque.ticker.interval.ms";
+    public static final String MAINT_INTERVAL_MS = "pgque.maint.interval.ms";
+    public static final String RETRY_INTERVAL_MS = "pgque.maint.retry.interval.ms";
+
+    /** Connect's own key for the connector's name; the default consumer name. */
+    public static final String CONNECTOR_NAME = "name";
+    /** Connect's own key; read by validate() to spot idle tasks. */
+    public static final String TASKS_MAX = "tasks.max";
+    /** Connect's topic-creation default, used for {@link #PARTITIONS} when that is not set. */
+    public static final String TOPIC_CREATION_PARTITIONS = "topic.creation.default.partitions";
+
+    public static final int MAX_SLOTS = 256;
+    public static final Set<PlaceholderKind> TOPIC_PLACEHOLDERS = EnumSet.of(PlaceholderKind.TYPE);
+
+    public static final ValueFormat VALUE_FORMAT_DEFAULT = ValueFormat.STRING;
+    public static final KafkaPartitioner PARTITIONER_DEFAULT = KafkaPartitioner.KEY;
+    public static final long LEASE_TTL_MS_DEFAULT = 30_000L;
+    public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
+    public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
+    public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
+    public static final long TICKER_INTERVAL_MS_DEFAULT = 100L;
+    public static final long MAINT_INTERVAL_MS_DEFAULT = 30_000L;
+    public static final long RETRY_INTERVAL_MS_DEFAULT = 5_000L;
+
+    private SourceConfigDef() {
+    }
+
+    /** A fresh definition with every key; callers may not share and mutate one. */
+    public static ConfigDef build() {
+        ConfigDef def = new ConfigDef();
+        ConnectionConfigDef.addTo(def);
+        EngineConfigDef.addTo(def, "at_least_once: every event of a slot reaches Kafka before the slot's "
+                + "batch is acked; a failure may replay the rest of a batch (duplicates, never reordering). "
+                + "exactly_once is not supported by the source yet and is rejected.");
+        addQueueKeys(def);
+        addKafkaKeys(def);
+        addPollingKeys(def);
+        addTickerKeys(def);
+        return def;
+    }
+
+    private static void addQueueKeys(ConfigDef def) {
+        int order = 0;
+        def.define(QUEUE, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new NonEmptyString(), Importance.HIGH,
+                "The PgQue queue to read.",
+                QUEUE_GROUP, ++order, Width.MEDIUM, "Queue");
+        def.define(CONSUMER, Type.STRING, "", ConsumerNameValidator.INSTANCE, Importance.HIGH,
+                "Logical consumer name; its slots are subscribed as \"<consumer>#k/N\". "
+                        + "Empty (default): the connector's name.",
+                QUEUE_GROUP, ++order, Width.MEDIUM, "Consumer");
+        def.define(SLOTS, Type.INT, ConfigDef.NO_DEFAULT_VALUE, Range.between(1, MAX_SLOTS), Importance.HIGH,
+                "N, the fixed number of hash slots the consumer reads through (1.." + MAX_SLOTS + "). "
+                        + "An existing consumer keeps the N it was created with; another N is an error. "
+                        + "It caps the useful tasks.max.",
+                QUEUE_GROUP, ++order, Width.SHORT, "Slots (N)");
+    }
+
+    private static void addKafkaKeys(ConfigDef def) {
+        int order = 0;
+        def.define(TOPIC, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Template.validator(TOPIC_PLACEHOLDERS),
+                Importance.HIGH,
+                "Target topic: a fixed name, or a template over ${type} (the event type), "
+                        + "e.g. \"orders.${type}\".",
+                KAFKA_GROUP, ++order, Width.LONG, "Topic");
+        def.define(VALUE_FORMAT, Type.STRING, ValueFormat.CHOICE.label(VALUE_FORMAT_DEFAULT),
+                ValueFormat.CHOICE.validator(), Importance.MEDIUM,
+                ValueFormat.CHOICE.document("How the event payload becomes the record value: string keeps the "
+                        + "text; json parses it into a schemaless Map/List (a payload that is not JSON fails the task)."),
+                KAFKA_GROUP, ++order, Width.SHORT, "Value format", ValueFormat.CHOICE.recommender());
+        def.define(PARTITIONER, Type.STRING, KafkaPartitioner.CHOICE.label(PARTITIONER_DEFAULT),
+                KafkaPartitioner.CHOICE.validator(), Importance.MEDIUM,
+                KafkaPartitioner.CHOICE.document("Which Kafka partition an event goes to: key lets the producer "
+                        + "hash the record key (the partition key); slot sends slot k to partition k mod "
+                        + PARTITIONS + "."),
+                KAFKA_GROUP, ++order, Width.SHORT, "Kafka partitioner", KafkaPartitioner.CHOICE.recommender());
+        def.define(PARTITIONS, Type.INT, null, OptionalRange.between(1, 1_000_000), Importance.MEDIUM,
+                "Partition count of the target topic(s), for " + PARTITIONER + "=slot. Not set: "
+                        + TOPIC_CREATION_PARTITIONS + " if given. Must not exceed the topic's real count.",
+                KAFKA_GROUP, ++order, Width.SHORT, "Kafka partitions");
+    }
+
+    private static void addPollingKeys(ConfigDef def) {
+        int order = 0;
+        def.define(LEASE_TTL_MS, Type.LONG, LEASE_TTL_MS_DEFAULT, Range.atLeast(1_000L), Importance.MEDIUM,
+                "Slot lease TTL in milliseconds (at least 1000). A task that stops renewing for this long "
+                        + "loses its slots to another task; a crashed task's slots wait this long.",
+                POLLING_GROUP, ++order, Width.SHORT, "Lease TTL (ms)");
+        def.define(POLL_INTERVAL_MS, Type.LONG, POLL_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
+                Importance.MEDIUM,
+                "How long a slot that had no batch ready rests before it is asked again, in milliseconds. "
+                        + "Must be below half of " + LEASE_TTL_MS + ", since polling renews the lease.",
+                POLLING_GROUP, ++order, Width.SHORT, "Poll interval (ms)");
+        def.define(BATCH_MAX_EVENTS, Type.INT, BATCH_MAX_EVENTS_DEFAULT, Range.between(1, 100_000),
+                Importance.LOW,
+                "Page size when reading a batch; a batch is always read whole, in pages of this many events.",
+                POLLING_GROUP, ++order, Width.SHORT, "Page size");
+        def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
+                Importance.LOW,
+                "How often each task logs its slots' lag, pending events and throughput at INFO, in "
+                        + "milliseconds; 0 turns the log line off (the metrics stay).",
+                POLLING_GROUP, ++order, Width.SHORT, "Metrics log interval (ms)");
+    }
+
+    private static void addTickerKeys(ConfigDef def) {
+        int order = 0;
+        def.define(TICKER_ENABLED, Type.BOOLEAN, false, Importance.MEDIUM,
+                "Run pgque.ticker(), pgque.maint() and pgque.maint_retry_events() from this connector (from "
+                        + "task 0 only). Turn it on only where nothing else ticks the database; needs pgque_admin.",
+                TICKER_GROUP, ++order, Width.SHORT, "Run the ticker");
+        def.define(TICKER_INTERVAL_MS, Type.LONG, TICKER_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
+                Importance.LOW,
+                "Period of pgque.ticker() when " + TICKER_ENABLED + "=true, in milliseconds.",
+                TICKER_GROUP, ++order, Width.SHORT, "Ticker interval (ms)");
+        def.define(MAINT_INTERVAL_MS, Type.LONG, MAINT_INTERVAL_MS_DEFAULT, Range.between(1_000L, 3_600_000L),
+                Importance.LOW,
+                "Period of pgque.maint() followed by pgque.maint_rotate_tables_step2(), in milliseconds.",
+                TICKER_GROUP, ++order, Width.SHORT, "Maintenance interval (ms)");
+        def.define(RETRY_INTERVAL_MS, Type.LONG, RETRY_INTERVAL_MS_DEFAULT, Range.between(100L, 3_600_000L),
+                Importance.LOW,
+                "Period of pgque.maint_retry_events(), which puts due retries back into the queue, in milliseconds.",
+                TICKER_GROUP, ++order, Width.SHORT, "Retry interval (ms)");
+    }
+}

@@ -1,0 +1,79 @@
+package io.pgque.connect.source.config;
+
+import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.config.EngineConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rules that tie two or more keys together, which ConfigDef's per-key validators cannot see.
+ * Each problem is filed under the key a user should change, with a message that names it.
+ */
+public final class SourceConfigRules {
+
+    private SourceConfigRules() {
+    }
+
+    /**
+     * Problems with {@code config}, by key, in a stable order; empty when it is usable.
+     *
+     * @param tasksMax Connect's {@code tasks.max}, or null when unknown (e.g. inside a task)
+     */
+    public static Map<String, List<String>> check(SourceConfig config, String tasksMax) {
+        Map<String, List<String>> problems = new LinkedHashMap<>();
+        if (config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE) {
+            add(problems, EngineConfigDef.DELIVERY_GUARANTEE, EngineConfigDef.DELIVERY_GUARANTEE
+                    + "=exactly_once is not supported by the source connector yet; use at_least_once (the default)");
+        }
+        if (config.consumer().isEmpty()) {
+            add(problems, SourceConfigDef.CONSUMER, SourceConfigDef.CONSUMER
+                    + " is empty and the connector has no name to use instead; set " + SourceConfigDef.CONSUMER);
+        }
+        long poll = config.pollInterval().toMillis();
+        long ttl = config.leaseTtl().toMillis();
+        if (poll * 2 >= ttl) {
+            add(problems, SourceConfigDef.POLL_INTERVAL_MS, SourceConfigDef.POLL_INTERVAL_MS + "=" + poll
+                    + " must be below half of " + SourceConfigDef.LEASE_TTL_MS + "=" + ttl
+                    + ": polling renews the slot leases, which would otherwise expire between polls");
+        }
+        if (config.partitioner() == KafkaPartitioner.SLOT && config.kafkaPartitions().isEmpty()) {
+            add(problems, SourceConfigDef.PARTITIONS, SourceConfigDef.PARTITIONER + "=slot needs the topic's "
+                    + "partition count: set " + SourceConfigDef.PARTITIONS + " (or "
+                    + SourceConfigDef.TOPIC_CREATION_PARTITIONS + ")");
+        }
+        Integer maxTasks = parseTasksMax(tasksMax);
+        if (maxTasks != null && maxTasks > config.slots()) {
+            add(problems, SourceConfigDef.SLOTS, SourceConfigDef.TASKS_MAX + "=" + maxTasks + " is more than "
+                    + SourceConfigDef.SLOTS + "=" + config.slots() + ": a slot is read by one task at a time, so "
+                    + (maxTasks - config.slots()) + " task(s) would stay idle; lower " + SourceConfigDef.TASKS_MAX
+                    + " to at most " + config.slots());
+        }
+        return problems;
+    }
+
+    /** Throws on the first problem; for start(), where Connect's validate() may have been skipped. */
+    public static void require(SourceConfig config) {
+        for (Map.Entry<String, List<String>> entry : check(config, null).entrySet()) {
+            throw new ConfigException(entry.getValue().get(0));
+        }
+    }
+
+    private static Integer parseTasksMax(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(text.trim());
+        } catch (NumberFormatException e) {
+            return null; // Connect reports its own key
+        }
+    }
+
+    private static void add(Map<String, List<String>> problems, String key, String message) {
+        problems.computeIfAbsent(key, k -> new ArrayList<>()).add(message);
+    }
+}

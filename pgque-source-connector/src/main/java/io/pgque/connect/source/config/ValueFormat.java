@@ -1,0 +1,13 @@
+package io.pgque.connect.source.config;
+
+import io.pgque.connect.common.config.EnumChoice;
+
+/** How an event's payload ({@code ev_data}) becomes the Kafka record value. */
+public enum ValueFormat {
+    /** The payload text as is, with an optional string schema. */
+    STRING,
+    /** The payload parsed as JSON into schemaless Maps, Lists and scalars. */
+    JSON;
+
+    public static final EnumChoice<ValueFormat> CHOICE = EnumChoice.of(ValueFormat.class);
+}

@@ -1,0 +1,160 @@
+package io.pgque.connect.source.metrics;
+
+import io.pgque.connect.source.slot.SlotEvents;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+import org.apache.kafka.common.metrics.stats.Meter;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A task's numbers: records and batches per second, lease takeovers and losses, and per slot the
+ * pending events and lag last sampled from the engine. Published through Connect's plugin
+ * metrics (JMX and any configured reporter, tagged with the connector and task) and kept as
+ * plain counters for the periodic log line.
+ */
+public final class SourceMetrics implements SlotEvents {
+
+    private final LongAdder recordsEmitted = new LongAdder();
+    private final LongAdder batchesAcked = new LongAdder();
+    private final LongAdder recordsAcked = new LongAdder();
+    private final LongAdder leasesAcquired = new LongAdder();
+    private final LongAdder leasesLost = new LongAdder();
+    private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
+    private final PluginMetrics plugin;
+    private final List<MetricName> registered = new ArrayList<>();
+    private final List<String> sensorNames = new ArrayList<>();
+    private final Sensor recordsSensor;
+    private final Sensor batchesSensor;
+    private final Sensor acquiredSensor;
+    private final Sensor lostSensor;
+
+    /** @param plugin Connect's plugin metrics, or null where there are none (unit tests) */
+    public SourceMetrics(PluginMetrics plugin, List<Integer> slots) {
+        this.plugin = plugin;
+        for (int slot : slots) {
+            samples.put(slot, SlotSample.UNKNOWN);
+        }
+        if (plugin == null) {
+            recordsSensor = batchesSensor = acquiredSensor = lostSensor = null;
+            return;
+        }
+        recordsSensor = sensor("pgque-records");
+        recordsSensor.add(new Meter(name("records-acked-rate", "Records per second acked to PgQue after Kafka took them"),
+                name("records-acked-total", "Records acked to PgQue after Kafka took them")));
+        batchesSensor = sensor("pgque-batches");
+        batchesSensor.add(new Meter(name("batches-acked-rate", "Batches per second acked to PgQue"),
+                name("batches-acked-total", "Batches acked to PgQue")));
+        acquiredSensor = sensor("pgque-lease-acquired");
+        acquiredSensor.add(name("lease-takeovers-total", "Slot leases this task took (each raised the slot's epoch)"),
+                new CumulativeSum());
+        lostSensor = sensor("pgque-lease-lost");
+        lostSensor.add(name("lease-lost-total", "Slot leases this task found taken by another worker"),
+                new CumulativeSum());
+        for (int slot : slots) {
+            gauge("slot-pending-events", "Events waiting for the slot, as the engine estimates them", slot,
+                    (config, now) -> samples.getOrDefault(slot, SlotSample.UNKNOWN).pendingEvents());
+            gauge("slot-lag-ms", "Age of the last tick the slot has finished, in milliseconds", slot,
+                    (config, now) -> samples.getOrDefault(slot, SlotSample.UNKNOWN).lagMillis());
+        }
+    }
+
+    @Override
+    public void leaseAcquired(int slot, long epoch) {
+        leasesAcquired.increment();
+        record(acquiredSensor, 1);
+    }
+
+    @Override
+    public void leaseLost(int slot) {
+        leasesLost.increment();
+        record(lostSensor, 1);
+    }
+
+    @Override
+    public void batchEmitted(int slot, int records) {
+        recordsEmitted.add(records);
+    }
+
+    @Override
+    public void batchAcked(int slot, int records) {
+        batchesAcked.increment();
+        recordsAcked.add(records);
+        record(batchesSensor, 1);
+        record(recordsSensor, records);
+    }
+
+    void sampled(int slot, SlotSample sample) {
+        samples.put(slot, sample);
+    }
+
+    /** The latest sample of every slot, by slot number. */
+    public Map<Integer, SlotSample> samples() {
+        return new TreeMap<>(samples);
+    }
+
+    public long recordsEmitted() {
+        return recordsEmitted.sum();
+    }
+
+    public long recordsAcked() {
+        return recordsAcked.sum();
+    }
+
+    public long batchesAcked() {
+        return batchesAcked.sum();
+    }
+
+    public long leasesAcquired() {
+        return leasesAcquired.sum();
+    }
+
+    public long leasesLost() {
+        return leasesLost.sum();
+    }
+
+    /** Unregisters everything this task added to the plugin metrics. */
+    public void close() {
+        if (plugin == null) {
+            return;
+        }
+        for (MetricName metric : registered) {
+            plugin.removeMetric(metric);
+        }
+        for (String sensor : sensorNames) {
+            plugin.removeSensor(sensor);
+        }
+    }
+
+    private Sensor sensor(String name) {
+        sensorNames.add(name);
+        return plugin.addSensor(name);
+    }
+
+    private MetricName name(String name, String description) {
+        return plugin.metricName(name, description, new LinkedHashMap<>());
+    }
+
+    private void gauge(String name, String description, int slot, Gauge<Long> gauge) {
+        LinkedHashMap<String, String> tags = new LinkedHashMap<>();
+        tags.put("slot", Integer.toString(slot));
+        MetricName metric = plugin.metricName(name, description, tags);
+        plugin.addMetric(metric, gauge);
+        registered.add(metric);
+    }
+
+    private static void record(Sensor sensor, double value) {
+        if (sensor != null) {
+            sensor.record(value);
+        }
+    }
+}

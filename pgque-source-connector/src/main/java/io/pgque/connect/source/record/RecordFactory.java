@@ -1,0 +1,49 @@
+package io.pgque.connect.source.record;
+
+import io.pgque.client.Message;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Turns one received event into a Kafka Connect record: key = partition key ({@code extra1}),
+ * value = payload, timestamp = event time, headers per {@link EventHeaders}. Stateless apart
+ * from caches; used on the poll thread only.
+ */
+public final class RecordFactory {
+
+    private final String queue;
+    private final String consumer;
+    private final TopicRouter topics;
+    private final PayloadConverter values;
+    private final KafkaPartitionChooser partitions;
+    private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
+
+    public RecordFactory(String queue, String consumer, TopicRouter topics, PayloadConverter values,
+                         KafkaPartitionChooser partitions) {
+        this.queue = queue;
+        this.consumer = consumer;
+        this.topics = topics;
+        this.values = values;
+        this.partitions = partitions;
+    }
+
+    public TrackedRecord create(Message message, int slot, long epoch, DeliveryTicket ticket) {
+        String where = "event " + message.msgId() + " of batch " + message.batchId() + " on slot " + slot
+                + " of queue '" + queue + "'";
+        SchemaAndValue value = values.convert(message.payload(), where);
+        Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
+        return new TrackedRecord(
+                sourcePartitions.computeIfAbsent(slot, s -> SourceOffsets.partition(queue, consumer, s)),
+                SourceOffsets.offset(message.batchId(), message.msgId()),
+                topics.topicOf(message.type(), where),
+                partitions.partitionOf(slot),
+                Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
+                value.schema(), value.value(),
+                timestamp,
+                EventHeaders.of(message, slot, epoch),
+                ticket);
+    }
+}

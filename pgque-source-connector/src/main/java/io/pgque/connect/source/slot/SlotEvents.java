@@ -1,0 +1,35 @@
+package io.pgque.connect.source.slot;
+
+/** What the lease loop reports as it goes; the metrics listen. Called on the poll thread. */
+public interface SlotEvents {
+
+    /** A claim took the slot (a takeover: the epoch went up). */
+    void leaseAcquired(int slot, long epoch);
+
+    /** The task found it no longer holds the slot (fenced, or the lease ran out and was taken). */
+    void leaseLost(int slot);
+
+    /** A whole batch was handed to Connect. */
+    void batchEmitted(int slot, int records);
+
+    /** A batch was acked in PostgreSQL after Kafka had every record of it. */
+    void batchAcked(int slot, int records);
+
+    SlotEvents NONE = new SlotEvents() {
+        @Override
+        public void leaseAcquired(int slot, long epoch) {
+        }
+
+        @Override
+        public void leaseLost(int slot) {
+        }
+
+        @Override
+        public void batchEmitted(int slot, int records) {
+        }
+
+        @Override
+        public void batchAcked(int slot, int records) {
+        }
+    };
+}

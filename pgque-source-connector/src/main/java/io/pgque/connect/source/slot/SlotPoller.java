@@ -1,0 +1,311 @@
+package io.pgque.connect.source.slot;
+
+import io.pgque.client.Batch;
+import io.pgque.client.BatchNotFoundException;
+import io.pgque.client.Message;
+import io.pgque.client.PgQueException;
+import io.pgque.client.SlotConsumer;
+import io.pgque.client.SlotFencedException;
+import io.pgque.client.SlotLease;
+import io.pgque.client.SlotNotLeasedException;
+import io.pgque.connect.source.record.RecordFactory;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lease loop of one task over its slots. Each {@link #poll()} first acks the batches Kafka
+ * has fully taken, renews leases that are waiting on Kafka, then gives the next slot in turn
+ * (round robin, so a busy or empty slot never starves the others) the chance to deliver one
+ * whole batch. Per slot at most one batch is in flight; the slot is read again only after that
+ * batch is acked, so its events leave in order and a failure replays a suffix, never a gap.
+ *
+ * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
+ * (under this object's lock). Kafka's acknowledgements arrive on the producer's thread and only
+ * count down an {@link InFlightBatch} and wake the poll thread; they never touch the database or
+ * wait for the lock.
+ */
+public final class SlotPoller {
+
+    private static final Logger log = LoggerFactory.getLogger(SlotPoller.class);
+    private static final Object STOP = new Object();
+
+    private final SlotConsumer consumer;
+    private final List<SlotState> slots = new ArrayList<>();
+    private final RecordFactory records;
+    private final Duration ttl;
+    private final long renewEveryNanos;
+    private final long restNanos;
+    private final int pageSize;
+    private final Duration backoff;
+    private final SlotEvents events;
+    private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
+    private volatile boolean stopping;
+    private int cursor;
+
+    /**
+     * @param ttl          lease TTL given to every claim
+     * @param pollInterval how long an empty or unclaimable slot rests, and the longest one poll() waits
+     * @param backoff      pause after a transient database failure, before poll() reports it
+     */
+    public SlotPoller(SlotConsumer consumer, List<Integer> slotNumbers, RecordFactory records, Duration ttl,
+                      Duration pollInterval, int pageSize, Duration backoff, SlotEvents events) {
+        this.consumer = consumer;
+        for (int slot : slotNumbers) {
+            slots.add(new SlotState(slot));
+        }
+        this.records = records;
+        this.ttl = ttl;
+        // A third of the TTL leaves two more chances before the lease runs out.
+        this.renewEveryNanos = ttl.toNanos() / 3;
+        this.restNanos = pollInterval.toNanos();
+        this.pageSize = pageSize;
+        this.backoff = backoff;
+        this.events = events;
+    }
+
+    /**
+     * The next whole batch of some slot, or null when none was ready within the poll interval.
+     *
+     * @throws RetriableException when the database is unreachable for now (after a backoff)
+     * @throws ConnectException   when reading cannot go on without a person (wrong N, no queue, no rights)
+     */
+    public List<SourceRecord> poll() throws InterruptedException {
+        long deadline = System.nanoTime() + restNanos;
+        while (!stopping) {
+            long nextDue;
+            try {
+                synchronized (this) {
+                    if (stopping) {
+                        break;
+                    }
+                    List<SourceRecord> batch = step();
+                    if (batch != null) {
+                        return batch;
+                    }
+                    nextDue = nextDueNanos();
+                }
+            } catch (PgQueException | ConnectException e) {
+                throw translate(e);
+            } catch (RuntimeException e) {
+                if (Failures.isTransient(e)) {
+                    throw translate(e);
+                }
+                throw e;
+            }
+            long now = System.nanoTime();
+            if (now >= deadline) {
+                return null;
+            }
+            long wait = Math.max(Math.min(nextDue, deadline) - now, TimeUnit.MILLISECONDS.toNanos(1));
+            wakeups.poll(wait, TimeUnit.NANOSECONDS);
+        }
+        return null;
+    }
+
+    /** Makes a running or future {@link #poll()} return at once. Any thread. */
+    public void stop() {
+        stopping = true;
+        wakeups.offer(STOP);
+    }
+
+    /**
+     * At a batch boundary, gives the slots back: waits up to {@code grace} for Kafka to take what
+     * is in flight, acks every fully delivered batch and releases every slot with no open batch.
+     * A slot whose batch is still out keeps its lease until the TTL runs out; its next owner
+     * gets the same batch again (at-least-once).
+     */
+    public synchronized void close(Duration grace) {
+        stop();
+        long end = System.nanoTime() + grace.toNanos();
+        try {
+            while (anyUndelivered() && System.nanoTime() < end) {
+                wakeups.poll(Math.max(end - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (SlotState slot : slots) {
+            try {
+                long now = System.nanoTime();
+                if (!slot.idle() && slot.batch().isDelivered()) {
+                    ack(slot, now);
+                }
+                if (slot.leased() && slot.idle()) {
+                    boolean released = consumer.release(slot.slot());
+                    log.info("Released slot {} of {} (epoch {}){}", slot.slot(), consumer.consumer(), slot.epoch(),
+                            released ? "" : ": it was no longer ours");
+                    slot.leaseLost(now);
+                } else if (slot.leased()) {
+                    log.info("Keeping slot {} of {} until its lease runs out: {} is not fully in Kafka yet and "
+                            + "will be delivered again by the next owner", slot.slot(), consumer.consumer(), slot.batch());
+                }
+            } catch (RuntimeException e) {
+                log.warn("Could not give back slot {} of {} cleanly; its lease runs out in at most {} ms: {}",
+                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage());
+            }
+        }
+    }
+
+    private List<SourceRecord> step() {
+        wakeups.clear();
+        long now = System.nanoTime();
+        for (SlotState slot : slots) {
+            if (!slot.idle() && slot.batch().isDelivered()) {
+                ack(slot, now);
+            }
+        }
+        for (SlotState slot : slots) {
+            if (!slot.idle() && slot.leased() && now >= slot.nextRenewalNanos()) {
+                renew(slot, now);
+            }
+        }
+        int count = slots.size();
+        for (int i = 0; i < count; i++) {
+            int index = (cursor + i) % count;
+            SlotState slot = slots.get(index);
+            if (slot.idle() && now >= slot.nextAttemptNanos()) {
+                List<SourceRecord> batch = receive(slot);
+                if (batch != null) {
+                    cursor = (index + 1) % count;
+                    return batch;
+                }
+            }
+        }
+        return null;
+    }
+
+    private List<SourceRecord> receive(SlotState slot) {
+        if (!slot.leased() && !claim(slot)) {
+            slot.restUntil(System.nanoTime() + restNanos);
+            return null;
+        }
+        Optional<Batch> received;
+        try {
+            received = consumer.receive(slot.slot(), pageSize);
+        } catch (SlotFencedException | SlotNotLeasedException e) {
+            lose(slot, e);
+            return null;
+        }
+        long now = System.nanoTime();
+        slot.renewAt(now + renewEveryNanos);
+        if (received.isEmpty()) {
+            slot.restUntil(now + restNanos);
+            return null;
+        }
+        Batch batch = received.get();
+        InFlightBatch inFlight = new InFlightBatch(slot.slot(), batch.batchId(), slot.epoch(), batch.size(),
+                wakeups::offer);
+        List<SourceRecord> out = new ArrayList<>(batch.size());
+        for (Message message : batch.messages()) {
+            out.add(records.create(message, slot.slot(), slot.epoch(), inFlight));
+        }
+        slot.batchStarted(inFlight);
+        events.batchEmitted(slot.slot(), batch.size());
+        log.debug("Emitted {}", inFlight);
+        return out;
+    }
+
+    private boolean claim(SlotState slot) {
+        Optional<SlotLease> lease = consumer.claim(slot.slot(), ttl);
+        if (lease.isEmpty()) {
+            log.debug("Slot {} of {} is held by another worker; trying again later", slot.slot(), consumer.consumer());
+            return false;
+        }
+        slot.leaseAcquired(lease.get().epoch(), System.nanoTime() + renewEveryNanos);
+        events.leaseAcquired(slot.slot(), lease.get().epoch());
+        log.info("Claimed slot {} of {} on queue {} as {} (epoch {})", slot.slot(), consumer.consumer(),
+                consumer.queue(), consumer.workerId(), lease.get().epoch());
+        return true;
+    }
+
+    /**
+     * Keeps the lease of a slot whose batch is still on its way to Kafka. A missing answer is not
+     * proof of loss (a competing claim may hold the row for a moment): the ack will tell.
+     */
+    private void renew(SlotState slot, long now) {
+        Optional<SlotLease> lease = consumer.claim(slot.slot(), ttl);
+        if (lease.isEmpty()) {
+            slot.renewAt(now + restNanos);
+        } else if (lease.get().epoch() != slot.epoch()) {
+            // Someone else owned the slot in between: whatever we had in flight may have been
+            // handled by them. Start the slot afresh under the new epoch.
+            lose(slot, null);
+            slot.leaseAcquired(lease.get().epoch(), now + renewEveryNanos);
+            events.leaseAcquired(slot.slot(), lease.get().epoch());
+        } else {
+            slot.renewAt(now + renewEveryNanos);
+        }
+    }
+
+    private void ack(SlotState slot, long now) {
+        InFlightBatch batch = slot.batch();
+        try {
+            consumer.ack(slot.slot());
+        } catch (BatchNotFoundException e) {
+            // Our earlier ack committed but its answer was lost; the batch is finished either way.
+            log.debug("{} was already finished", batch);
+        } catch (SlotFencedException | SlotNotLeasedException e) {
+            lose(slot, e);
+            return;
+        }
+        slot.batchFinished(now);
+        slot.renewAt(now + renewEveryNanos);
+        events.batchAcked(slot.slot(), batch.size());
+    }
+
+    private void lose(SlotState slot, PgQueException why) {
+        InFlightBatch dropped = slot.leaseLost(System.nanoTime());
+        events.leaseLost(slot.slot());
+        log.warn("Lost slot {} of {} on queue {} (we had epoch {}): {}. {} Will claim it again when it is free.",
+                slot.slot(), consumer.consumer(), consumer.queue(), dropped == null ? slot.epoch() : dropped.epoch(),
+                why == null ? "another worker owned it in between" : why.getMessage(),
+                dropped == null ? "Nothing was in flight."
+                        : "Not acking " + dropped + "; its events will be delivered again.");
+    }
+
+    private long nextDueNanos() {
+        long due = Long.MAX_VALUE;
+        for (SlotState slot : slots) {
+            if (slot.idle()) {
+                due = Math.min(due, slot.nextAttemptNanos());
+            } else if (slot.leased()) {
+                due = Math.min(due, slot.nextRenewalNanos());
+            }
+        }
+        return due;
+    }
+
+    private boolean anyUndelivered() {
+        for (SlotState slot : slots) {
+            if (!slot.idle() && !slot.batch().isDelivered()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private RuntimeException translate(RuntimeException e) throws InterruptedException {
+        if (e instanceof ConnectException) {
+            return e;
+        }
+        if (Failures.isTransient(e)) {
+            log.warn("Database unavailable for {} on queue {}; retrying in {} ms: {}", consumer.consumer(),
+                    consumer.queue(), backoff.toMillis(), e.getMessage());
+            // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
+            wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
+            return new RetriableException(e.getMessage(), e);
+        }
+        return new ConnectException("Reading queue '" + consumer.queue() + "' as consumer '" + consumer.consumer()
+                + "' failed: " + e.getMessage(), e);
+    }
+}

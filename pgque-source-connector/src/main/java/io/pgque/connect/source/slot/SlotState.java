@@ -1,0 +1,82 @@
+package io.pgque.connect.source.slot;
+
+/**
+ * What one task knows about one of its slots: whether it holds the lease (and at which epoch),
+ * the batch it has in flight, and when to look at the slot next. Touched only under the
+ * {@link SlotPoller}'s lock.
+ */
+final class SlotState {
+
+    static final long NO_LEASE = -1;
+
+    private final int slot;
+    private long epoch = NO_LEASE;
+    private InFlightBatch batch;
+    private long nextRenewalNanos;
+    private long nextAttemptNanos;
+
+    SlotState(int slot) {
+        this.slot = slot;
+    }
+
+    int slot() {
+        return slot;
+    }
+
+    boolean leased() {
+        return epoch != NO_LEASE;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    InFlightBatch batch() {
+        return batch;
+    }
+
+    boolean idle() {
+        return batch == null;
+    }
+
+    /** When the lease should be renewed explicitly, if nothing else (receive, ack) renewed it first. */
+    long nextRenewalNanos() {
+        return nextRenewalNanos;
+    }
+
+    long nextAttemptNanos() {
+        return nextAttemptNanos;
+    }
+
+    void leaseAcquired(long newEpoch, long renewAt) {
+        epoch = newEpoch;
+        nextRenewalNanos = renewAt;
+    }
+
+    void renewAt(long nanos) {
+        nextRenewalNanos = nanos;
+    }
+
+    void batchStarted(InFlightBatch inFlight) {
+        batch = inFlight;
+    }
+
+    /** The batch was acked: the slot is at a batch boundary again and may be read at once. */
+    void batchFinished(long now) {
+        batch = null;
+        nextAttemptNanos = now;
+    }
+
+    /** Lease gone: forget the batch without acking it; its events come again to whoever owns the slot. */
+    InFlightBatch leaseLost(long now) {
+        InFlightBatch dropped = batch;
+        epoch = NO_LEASE;
+        batch = null;
+        nextAttemptNanos = now;
+        return dropped;
+    }
+
+    void restUntil(long nanos) {
+        nextAttemptNanos = nanos;
+    }
+}

@@ -1,0 +1,122 @@
+package io.pgque.connect.source.ticker;
+
+import io.pgque.client.Operations;
+import io.pgque.client.PgQue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * PgQue delivers nothing without ticks. Where no scheduler calls the engine's ticker, one task of
+ * the connector does, on a thread of its own so that a slow tick never holds up polling:
+ * {@code ticker()}, {@code maint()} then {@code maint_rotate_tables_step2()}, and
+ * {@code maint_retry_events()}, each call its own transaction (the tick records its
+ * transaction's snapshot; rotation's two steps must not share one), each on its own period.
+ */
+public final class TickerDuty implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(TickerDuty.class);
+
+    private final ScheduledExecutorService scheduler;
+
+    private TickerDuty(ScheduledExecutorService scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /** Starts the three jobs; {@link #close()} stops them. */
+    public static TickerDuty start(DataSource dataSource, String threadName, Duration tickEvery,
+                                   Duration maintEvery, Duration retryEvery) {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        Operations operations = PgQue.using(dataSource).operations();
+        schedule(scheduler, new Job("ticker", operations::ticker), tickEvery);
+        schedule(scheduler, new Job("maint", () -> {
+            operations.maint();
+            rotateStep2(dataSource);
+        }), maintEvery);
+        schedule(scheduler, new Job("maint_retry_events", operations::maintRetryEvents), retryEvery);
+        log.info("Ticker duty started: ticker every {} ms, maint every {} ms, retries every {} ms",
+                tickEvery.toMillis(), maintEvery.toMillis(), retryEvery.toMillis());
+        return new TickerDuty(scheduler);
+    }
+
+    private static void schedule(ScheduledExecutorService scheduler, Job job, Duration every) {
+        // Fixed delay, not fixed rate: after a slow call the next one waits its turn instead of
+        // piling up behind it.
+        scheduler.scheduleWithFixedDelay(job, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Step 2 of rotation, which the client does not wrap; its own transaction, after maint(). */
+    private static void rotateStep2(DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.execute("select pgque.maint_rotate_tables_step2()");
+        }
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+                log.warn("Ticker duty did not stop within 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("Ticker duty stopped");
+    }
+
+    @FunctionalInterface
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    /**
+     * One periodic call. A failure is logged and the job keeps its schedule: a database that is
+     * away for a while must not end the ticking for good. Repeats of the same failure are logged
+     * at DEBUG until a call succeeds again, so an outage does not flood the log.
+     */
+    private static final class Job implements Runnable {
+        private final String name;
+        private final Call call;
+        private boolean failing;
+
+        Job(String name, Call call) {
+            this.name = name;
+            this.call = call;
+        }
+
+        @Override
+        public void run() {
+            try {
+                call.run();
+                if (failing) {
+                    log.info("pgque.{}() works again", name);
+                    failing = false;
+                }
+            } catch (Exception e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                if (!failing) {
+                    log.warn("pgque.{}() failed; retrying on schedule: {}", name, e.getMessage());
+                    failing = true;
+                } else {
+                    log.debug("pgque.{}() still failing: {}", name, e.getMessage());
+                }
+            }
+        }
+    }
+}

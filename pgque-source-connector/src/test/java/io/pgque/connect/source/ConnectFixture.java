@@ -1,0 +1,144 @@
+package io.pgque.connect.source;
+
+import io.pgque.client.Event;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.connect.storage.StringConverter;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A Connect cluster (one KRaft broker, {@code workers} workers, in this JVM) next to a test
+ * database, and what the cluster tests do with them: configure the source, send keyed events,
+ * read the topic back and check per-key order.
+ */
+final class ConnectFixture implements AutoCloseable {
+
+    static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(120);
+
+    final EmbeddedConnectCluster connect;
+    final QueueFixture pg;
+
+    ConnectFixture(String name, int workers, Map<String, String> extraWorkerProps) {
+        this.pg = new QueueFixture(name.replace('-', '_'));
+        Map<String, String> worker = new HashMap<>(extraWorkerProps);
+        worker.put("plugin.discovery", "service_load");
+        worker.put("offset.flush.interval.ms", "1000");
+        this.connect = new EmbeddedConnectCluster.Builder()
+                .name(name)
+                .numWorkers(workers)
+                .numBrokers(1)
+                .workerProps(worker)
+                .build();
+        connect.start();
+    }
+
+    @Override
+    public void close() {
+        connect.stop();
+    }
+
+    Map<String, String> connectorConfig(String name, String queue, int slots, int tasks) {
+        Map<String, String> config = new HashMap<>();
+        config.put("name", name);
+        config.put("connector.class", PgQueSourceConnector.class.getName());
+        config.put("tasks.max", Integer.toString(tasks));
+        config.put("connection.url", pg.jdbcUrl());
+        config.put("pgque.queue", queue);
+        config.put("pgque.slots", Integer.toString(slots));
+        config.put("topic", queue);
+        config.put("pgque.poll.interval.ms", "100");
+        config.put("key.converter", StringConverter.class.getName());
+        config.put("value.converter", StringConverter.class.getName());
+        return config;
+    }
+
+    /** Sends {@code perKey} events for each key, key by key in turn, {@code perTransaction} per transaction. */
+    void sendInterleaved(String queue, int keys, int perKey, int perTransaction) {
+        List<Event> pending = new ArrayList<>();
+        for (int seq = 0; seq < perKey; seq++) {
+            for (int k = 0; k < keys; k++) {
+                String key = "key-" + k;
+                pending.add(Event.of("order", key + ":" + seq).withPartitionKey(key));
+                if (pending.size() == perTransaction) {
+                    pg.send(queue, pending);
+                    pending = new ArrayList<>();
+                }
+            }
+        }
+        if (!pending.isEmpty()) {
+            pg.send(queue, pending);
+        }
+    }
+
+    /**
+     * Reads the topic from the start until {@code expected} distinct events were seen; returns,
+     * per key, the sequence numbers in partition order (duplicates included).
+     */
+    Map<String, List<Integer>> readPerKey(String topic, int expected) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "it-" + topic + "-" + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, List<Integer>> byKey = new HashMap<>();
+        Map<String, Integer> partitionOfKey = new HashMap<>();
+        Set<String> distinct = new HashSet<>();
+        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumerAndSubscribeTo(props, topic)) {
+            while (distinct.size() < expected) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("only " + distinct.size() + " of " + expected + " events reached "
+                            + topic + " within " + DELIVERY_TIMEOUT.toSeconds() + " s");
+                }
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    String key = new String(record.key(), StandardCharsets.UTF_8);
+                    String value = new String(record.value(), StandardCharsets.UTF_8);
+                    Integer previous = partitionOfKey.putIfAbsent(key, record.partition());
+                    assertTrue(previous == null || previous == record.partition(), "key " + key + " in two partitions");
+                    distinct.add(value);
+                    byKey.computeIfAbsent(key, k -> new ArrayList<>())
+                            .add(Integer.parseInt(value.substring(value.lastIndexOf(':') + 1)));
+                }
+            }
+        }
+        return byKey;
+    }
+
+    /**
+     * Per key, every sequence number is there, and each first delivery comes after the first
+     * delivery of its predecessor: duplicates may replay a suffix, never reorder new events.
+     */
+    void assertPerKeyOrder(Map<String, List<Integer>> byKey, int keys, int perKey) {
+        assertEquals(keys, byKey.size(), "every key arrived");
+        int duplicates = 0;
+        for (Map.Entry<String, List<Integer>> entry : byKey.entrySet()) {
+            int next = 0;
+            for (int seq : entry.getValue()) {
+                if (seq == next) {
+                    next++;
+                } else if (seq > next) {
+                    throw new AssertionError("key " + entry.getKey() + ": event " + seq + " arrived before " + next
+                            + " (" + entry.getValue() + ")");
+                } else {
+                    duplicates++;
+                }
+            }
+            assertEquals(perKey, next, "key " + entry.getKey() + " complete");
+        }
+        System.out.println("per-key order held for " + keys + " keys; " + duplicates + " replayed duplicates");
+    }
+
+}

@@ -1,0 +1,232 @@
+package io.pgque.connect.source;
+
+import io.pgque.client.Event;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
+import org.apache.kafka.connect.storage.StringConverter;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The connector in a real Connect cluster (one KRaft broker, one worker, in this JVM) reading a
+ * real PostgreSQL. One cluster for the whole class: it is the slow part.
+ */
+class SourceConnectorIT {
+
+    private static final String SESSIONS = "select %s from pg_stat_activity where datname = current_database() "
+            + "and application_name like 'pgque-source-flaky-src%'";
+    private static final Duration DELIVERY_TIMEOUT = ConnectFixture.DELIVERY_TIMEOUT;
+    private static ConnectFixture fixture;
+    private static EmbeddedConnectCluster connect;
+    private static QueueFixture pg;
+
+    @BeforeAll
+    static void start() {
+        fixture = new ConnectFixture("pgque-source-it", 1, Map.of());
+        connect = fixture.connect;
+        pg = fixture.pg;
+    }
+
+    @AfterAll
+    static void stop() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    /** (a) Every event arrives, and per key the order in Kafka is the send order. */
+    @Test
+    void everyEventArrivesInPerKeyOrderThroughTwoTasksAndFourSlots() throws Exception {
+        String queue = "orders";
+        pg.createQueue(queue);
+        connect.kafka().createTopic("orders", 3);
+        Map<String, String> config = fixture.connectorConfig("orders-src", queue, 4, 2);
+        config.put("pgque.ticker.enabled", "true");
+        connect.configureConnector("orders-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("orders-src", 2, "source did not start");
+
+        int keys = 200;
+        int perKey = 100;
+        fixture.sendInterleaved(queue, keys, perKey, 500);
+
+        Map<String, List<Integer>> byKey = fixture.readPerKey("orders", keys * perKey);
+        fixture.assertPerKeyOrder(byKey, keys, perKey);
+        QueueFixture.await("the tasks' plugin metrics to count every acked record", DELIVERY_TIMEOUT,
+                () -> pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
+        connect.deleteConnector("orders-src");
+    }
+
+    /** (b) With fewer tasks than slots, slots that get no events still move, so none pins rotation. */
+    @Test
+    void idleSlotsKeepMovingWhenTasksAreFewerThanSlots() throws Exception {
+        String queue = "sparse";
+        int n = 4;
+        pg.createQueue(queue);
+        connect.kafka().createTopic("sparse", 1);
+        Map<String, String> config = fixture.connectorConfig("sparse-src", queue, n, 2);
+        config.put("pgque.ticker.enabled", "true");
+        connect.configureConnector("sparse-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("sparse-src", 2, "source did not start");
+
+        // Every event goes to slot 0; slots 1..3 see the same ticks but never an event.
+        List<String> keys = pg.keysOnSlot("only-zero", 0, n, 5);
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String key = keys.get(i % keys.size());
+            events.add(Event.of("sparse", key + ":" + (i / keys.size())).withPartitionKey(key));
+        }
+        pg.send(queue, events);
+
+        fixture.readPerKey("sparse", events.size());
+        QueueFixture.await("every slot's pending events back to 0", DELIVERY_TIMEOUT, () -> {
+            for (int slot = 0; slot < n; slot++) {
+                if (pg.pendingEvents(queue, "sparse-src", slot) != 0) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        connect.deleteConnector("sparse-src");
+    }
+
+    /** (c) validate() reports a pinned N, idle tasks, a missing queue and missing rights, each under its key. */
+    @Test
+    void validateReportsWrongSlotsIdleTasksAndUnknownQueue() {
+        String queue = "pinned";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, "pinned-src", 4, "setup").subscribe();
+
+        Map<String, String> good = fixture.connectorConfig("pinned-src", queue, 4, 2);
+        assertEquals(0, connect.validateConnectorConfig("PgQueSourceConnector", good).errorCount(),
+                "a good config has no errors");
+
+        Map<String, String> wrongN = fixture.connectorConfig("pinned-src", queue, 3, 2);
+        assertError(wrongN, "pgque.slots", "already exists with 4 slots");
+
+        Map<String, String> idle = fixture.connectorConfig("pinned-src", queue, 4, 6);
+        assertError(idle, "pgque.slots", "2 task(s) would stay idle");
+
+        Map<String, String> unknown = fixture.connectorConfig("pinned-src", "no_such_queue", 4, 2);
+        assertError(unknown, "pgque.queue", "does not exist");
+
+        // A login role without any pgque role: it may connect, but not consume, nor tick.
+        pg.execute("do $$ begin if not exists (select 1 from pg_roles where rolname = 'source_it_nobody') "
+                + "then create role source_it_nobody login; end if; end $$");
+        Map<String, String> powerless = fixture.connectorConfig("pinned-src", queue, 4, 2);
+        powerless.put("connection.url", pg.db.jdbcUrl("source_it_nobody"));
+        powerless.put("pgque.ticker.enabled", "true");
+        assertError(powerless, "connection.user", "cannot consume");
+        assertError(powerless, "pgque.ticker.enabled", "needs pgque_admin");
+
+        Map<String, String> exactlyOnce = fixture.connectorConfig("pinned-src", queue, 4, 2);
+        exactlyOnce.put("pgque.delivery.guarantee", "exactly_once");
+        assertError(exactlyOnce, "pgque.delivery.guarantee", "not supported");
+    }
+
+    /** Fault: tasks.max goes from 2 to 4 while events flow; slots move to new tasks without loss or reordering. */
+    @Test
+    void reassigningSlotsMidStreamKeepsEveryEventAndPerKeyOrder() throws Exception {
+        String queue = "rescale";
+        pg.createQueue(queue);
+        connect.kafka().createTopic("rescale", 3);
+        Map<String, String> config = fixture.connectorConfig("rescale-src", queue, 4, 2);
+        config.put("pgque.ticker.enabled", "true");
+        connect.configureConnector("rescale-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rescale-src", 2, "source did not start");
+
+        int keys = 50;
+        int perKey = 60;
+        Thread producer = new Thread(() -> fixture.sendInterleaved(queue, keys, perKey, 100), "it-producer");
+        producer.start();
+        config.put("tasks.max", "4");
+        connect.configureConnector("rescale-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rescale-src", 4, "source did not rescale");
+        producer.join(DELIVERY_TIMEOUT.toMillis());
+
+        fixture.assertPerKeyOrder(fixture.readPerKey("rescale", keys * perKey), keys, perKey);
+        connect.deleteConnector("rescale-src");
+    }
+
+    /** Fault: the database drops the connector's sessions, again and again, while events flow. */
+    @Test
+    void droppedDatabaseSessionsLoseNothingAndKeepOrder() throws Exception {
+        String queue = "flaky";
+        pg.createQueue(queue);
+        connect.kafka().createTopic("flaky", 2);
+        Map<String, String> config = fixture.connectorConfig("flaky-src", queue, 2, 1);
+        config.put("pgque.ticker.enabled", "true");
+        config.put("connection.backoff.ms", "200");
+        connect.configureConnector("flaky-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("flaky-src", 1, "source did not start");
+
+        int keys = 20;
+        int rounds = 3;
+        int perRound = 50;
+        for (int round = 0; round < rounds; round++) {
+            List<Event> events = new ArrayList<>();
+            for (int seq = round * perRound; seq < (round + 1) * perRound; seq++) {
+                for (int k = 0; k < keys; k++) {
+                    events.add(Event.of("flaky", "key-" + k + ":" + seq).withPartitionKey("key-" + k));
+                }
+            }
+            pg.send(queue, events);
+            // The pools reconnect lazily; drop sessions only once the task is talking to the database again.
+            QueueFixture.await("the connector to have database sessions", DELIVERY_TIMEOUT,
+                    () -> pg.queryLong(SESSIONS.replace("%s", "count(*)")) > 0);
+            assertTrue(pg.queryLong(SESSIONS.replace("%s", "count(pg_terminate_backend(pid))")) > 0);
+        }
+        fixture.assertPerKeyOrder(fixture.readPerKey("flaky", keys * rounds * perRound), keys, rounds * perRound);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("flaky-src", 1, "the task survived");
+        connect.deleteConnector("flaky-src");
+    }
+
+    /** Sum of one plugin metric over the connector's tasks, read over JMX like an operator would. */
+    private static double pluginMetricSum(String connector, String attribute) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            double sum = 0;
+            for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
+                    + connector + ",*"), null)) {
+                if (name.getKeyProperty("slot") == null) {
+                    sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
+                }
+            }
+            return sum;
+        } catch (Exception e) {
+            throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
+        }
+    }
+
+    private static void assertError(Map<String, String> config, String key, String text) {
+        ConfigInfos result = connect.validateConnectorConfig("PgQueSourceConnector", config);
+        List<String> errors = new ArrayList<>();
+        for (ConfigInfo info : result.configs()) {
+            if (info.configValue() != null && key.equals(info.configValue().name())) {
+                errors.addAll(info.configValue().errors());
+            }
+        }
+        assertTrue(errors.stream().anyMatch(e -> e.contains(text)),
+                "expected an error containing '" + text + "' under " + key + ", got " + errors);
+    }
+}

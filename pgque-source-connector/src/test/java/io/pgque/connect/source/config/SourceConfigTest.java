@@ -1,0 +1,150 @@
+package io.pgque.connect.source.config;
+
+import io.pgque.connect.common.config.DeliveryGuarantee;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SourceConfigTest {
+
+    static Map<String, String> minimal() {
+        Map<String, String> props = new HashMap<>();
+        props.put("name", "orders-source");
+        props.put("connection.url", "jdbc:postgresql://localhost:5432/app");
+        props.put("pgque.queue", "orders");
+        props.put("pgque.slots", "4");
+        props.put("topic", "orders");
+        return props;
+    }
+
+    static Map<String, String> with(String key, String value) {
+        Map<String, String> props = minimal();
+        props.put(key, value);
+        return props;
+    }
+
+    @Test
+    void defaults() {
+        SourceConfig config = new SourceConfig(minimal());
+        assertEquals("orders-source", config.consumer(), "the consumer defaults to the connector's name");
+        assertEquals(4, config.slots());
+        assertEquals(ValueFormat.STRING, config.valueFormat());
+        assertEquals(KafkaPartitioner.KEY, config.partitioner());
+        assertEquals(Duration.ofSeconds(30), config.leaseTtl());
+        assertEquals(Duration.ofMillis(100), config.tickerInterval());
+        assertFalse(config.tickerEnabled());
+        assertEquals(DeliveryGuarantee.AT_LEAST_ONCE, config.deliveryGuarantee());
+        assertTrue(config.topic().isConstant());
+        assertTrue(SourceConfigRules.check(config, "4").isEmpty());
+    }
+
+    @Test
+    void anExplicitConsumerWins() {
+        assertEquals("billing", new SourceConfig(with("pgque.consumer", "billing")).consumer());
+    }
+
+    @Test
+    void everyBadValueIsRejectedNamingItsKey() {
+        assertRejected("pgque.slots", "0", "at least 1");
+        assertRejected("pgque.slots", "257", "no more than 256");
+        assertRejected("pgque.value.format", "xml", "string, json");
+        assertRejected("pgque.kafka.partitioner", "round_robin", "key, slot");
+        assertRejected("pgque.delivery.guarantee", "twice", "at_least_once, exactly_once");
+        assertRejected("pgque.lease.ttl.ms", "999", "at least 1000");
+        assertRejected("pgque.poll.interval.ms", "0", "at least 10");
+        assertRejected("pgque.batch.max.events", "0", "at least 1");
+        assertRejected("pgque.ticker.interval.ms", "5", "at least 10");
+        assertRejected("pgque.kafka.partitions", "0", "between 1 and");
+        assertRejected("pgque.consumer", "a#b", "'#'");
+        assertRejected("topic", "orders.${topic}", "${type}");
+        assertRejected("pgque.queue", "", "pgque.queue");
+    }
+
+    @Test
+    void requiredKeysAreNamedWhenMissing() {
+        for (String key : List.of("pgque.queue", "pgque.slots", "topic", "connection.url")) {
+            Map<String, String> props = minimal();
+            props.remove(key);
+            ConfigException e = assertThrows(ConfigException.class, () -> new SourceConfig(props), key);
+            assertTrue(e.getMessage().contains(key), e.getMessage());
+        }
+    }
+
+    @Test
+    void exactlyOnceIsRejectedForNowWithAClearMessage() {
+        Map<String, List<String>> problems = rules(with("pgque.delivery.guarantee", "exactly_once"), null);
+        assertTrue(problems.get("pgque.delivery.guarantee").get(0).contains("not supported"), problems.toString());
+        assertThrows(ConfigException.class,
+                () -> SourceConfigRules.require(new SourceConfig(with("pgque.delivery.guarantee", "EXACTLY_ONCE"))));
+    }
+
+    @Test
+    void moreTasksThanSlotsIsReportedUnderSlotsNamingTasksMax() {
+        Map<String, List<String>> problems = rules(minimal(), "6");
+        String message = problems.get("pgque.slots").get(0);
+        assertTrue(message.contains("tasks.max=6") && message.contains("2 task(s) would stay idle"), message);
+        assertTrue(rules(minimal(), "4").isEmpty());
+    }
+
+    @Test
+    void pollIntervalMustLeaveTheLeaseTimeToBeRenewed() {
+        Map<String, String> props = with("pgque.lease.ttl.ms", "2000");
+        props.put("pgque.poll.interval.ms", "1000");
+        assertTrue(rules(props, null).get("pgque.poll.interval.ms").get(0).contains("half of pgque.lease.ttl.ms"));
+    }
+
+    @Test
+    void slotPartitioningNeedsThePartitionCount() {
+        Map<String, String> props = with("pgque.kafka.partitioner", "slot");
+        assertTrue(rules(props, null).containsKey("pgque.kafka.partitions"));
+        props.put("topic.creation.default.partitions", "3");
+        assertEquals(OptionalInt.of(3), new SourceConfig(props).kafkaPartitions());
+        assertTrue(rules(props, null).isEmpty());
+        props.put("pgque.kafka.partitions", "6");
+        assertEquals(OptionalInt.of(6), new SourceConfig(props).kafkaPartitions(), "the explicit count wins");
+    }
+
+    @Test
+    void aConsumerNameIsNeededFromSomewhere() {
+        Map<String, String> props = minimal();
+        props.remove("name");
+        assertTrue(rules(props, null).containsKey("pgque.consumer"));
+    }
+
+    @Test
+    void secretsAreDeclaredAsPasswords() {
+        ConfigDef def = SourceConfigDef.build();
+        assertEquals(ConfigDef.Type.PASSWORD, def.configKeys().get("connection.password").type);
+        assertTrue(new SourceConfig(with("connection.password", "s3cret")).toString().indexOf("s3cret") < 0);
+    }
+
+    @Test
+    void everyKeyIsDocumentedAndGrouped() {
+        for (ConfigDef.ConfigKey key : SourceConfigDef.build().configKeys().values()) {
+            assertFalse(key.documentation == null || key.documentation.isBlank(), key.name);
+            assertFalse(key.group == null || key.group.isBlank(), key.name);
+        }
+    }
+
+    private static Map<String, List<String>> rules(Map<String, String> props, String tasksMax) {
+        return SourceConfigRules.check(new SourceConfig(props), tasksMax);
+    }
+
+    private static void assertRejected(String key, String value, String expected) {
+        ConfigException e = assertThrows(ConfigException.class, () -> new SourceConfig(with(key, value)),
+                key + "=" + value);
+        assertTrue(e.getMessage().contains(key), "names the key: " + e.getMessage());
+        assertTrue(e.getMessage().contains(expected), "says what is allowed (" + expected + "): " + e.getMessage());
+    }
+}

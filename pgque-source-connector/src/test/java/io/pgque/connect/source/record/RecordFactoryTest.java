@@ -1,0 +1,90 @@
+package io.pgque.connect.source.record;
+
+import io.pgque.client.Message;
+import io.pgque.connect.common.template.Template;
+import io.pgque.connect.source.config.SourceConfigDef;
+import io.pgque.connect.source.config.ValueFormat;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.header.Header;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RecordFactoryTest {
+
+    private static final Instant CREATED = Instant.parse("2026-01-02T03:04:05.678Z");
+    private static final Message EVENT = new Message(42, 7, "order.created", "{\"id\":1,\"items\":[\"a\"]}", 2,
+            CREATED, "customer-9", "idem-1", null, "x4");
+
+    private static RecordFactory factory(String topic, ValueFormat format, KafkaPartitionChooser partitions) {
+        return new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", topic,
+                SourceConfigDef.TOPIC_PLACEHOLDERS)), PayloadConverter.of(format), partitions);
+    }
+
+    @Test
+    void anEventBecomesARecordWithItsKeyValueTimeAndProvenance() {
+        AtomicInteger delivered = new AtomicInteger();
+        TrackedRecord record = factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey())
+                .create(EVENT, 3, 11, delivered::incrementAndGet);
+        assertEquals("orders", record.topic());
+        assertNull(record.kafkaPartition(), "the producer hashes the key");
+        assertEquals("customer-9", record.key());
+        assertEquals(Schema.OPTIONAL_STRING_SCHEMA, record.keySchema());
+        assertEquals(EVENT.payload(), record.value());
+        assertEquals(CREATED.toEpochMilli(), record.timestamp());
+        assertEquals(Map.of("queue", "orders", "consumer", "src", "slot", 3), record.sourcePartition());
+        assertEquals(Map.of("batch_id", 7L, "ev_id", 42L), record.sourceOffset());
+
+        Map<String, Object> headers = new HashMap<>();
+        for (Header header : record.headers()) {
+            headers.put(header.key(), header.value());
+        }
+        assertEquals(42L, headers.get("pgque.event.id"));
+        assertEquals("order.created", headers.get("pgque.event.type"));
+        assertEquals(7L, headers.get("pgque.batch.id"));
+        assertEquals(3, headers.get("pgque.slot"));
+        assertEquals(11L, headers.get("pgque.epoch"));
+        assertEquals(2, headers.get("pgque.retry.count"));
+        assertEquals("idem-1", headers.get("pgque.extra2"));
+        assertFalse(headers.containsKey("pgque.extra3"), "absent extras are left out");
+        assertEquals("x4", headers.get("pgque.extra4"));
+
+        record.ticket().delivered();
+        assertEquals(1, delivered.get());
+    }
+
+    @Test
+    void jsonPayloadsBecomeSchemalessMaps() {
+        TrackedRecord record = factory("orders", ValueFormat.JSON, KafkaPartitionChooser.byKey()).create(EVENT, 0, 1, () -> { });
+        assertNull(record.valueSchema());
+        assertEquals(Map.of("id", 1, "items", List.of("a")), record.value());
+    }
+
+    @Test
+    void aPayloadThatIsNotJsonFailsNamingTheEventButNotQuotingIt() {
+        Message bad = new Message(5, 9, "t", "secret-ish not json", 0, CREATED, "k", null, null, null);
+        DataException e = assertThrows(DataException.class, () ->
+                factory("orders", ValueFormat.JSON, KafkaPartitionChooser.byKey()).create(bad, 1, 1, () -> { }));
+        assertTrue(e.getMessage().contains("event 5 of batch 9 on slot 1"), e.getMessage());
+        assertFalse(e.getMessage().contains("secret-ish"), e.getMessage());
+    }
+
+    @Test
+    void topicTemplateAndSlotPartitioning() {
+        TrackedRecord record = factory("pgque.${type}", ValueFormat.STRING, KafkaPartitionChooser.bySlot(3))
+                .create(EVENT, 4, 1, () -> { });
+        assertEquals("pgque.order.created", record.topic());
+        assertEquals(1, record.kafkaPartition(), "slot 4 mod 3 partitions");
+    }
+}
