@@ -55,8 +55,9 @@ public final class ConnectWorker implements AutoCloseable {
         // the connectors ship ServiceLoader manifests; scanning the whole classpath instead costs
         // seconds and more than a gigabyte of memory
         p.put("plugin.discovery", "service_load");
-        // the sink's committed offsets are the "in queue" count of the progress lines
-        p.put("offset.flush.interval.ms", "1000");
+        // the sink's committed offsets are the "in queue" count of the progress lines; the default
+        // minute would leave that count far behind what the sink has written
+        p.put("offset.flush.interval.ms", "250");
         // a lone worker that restarts after a crash must not wait minutes for its old self
         p.put("scheduled.rebalance.max.delay.ms", "0");
         return p;
