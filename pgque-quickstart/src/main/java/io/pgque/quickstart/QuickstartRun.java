@@ -14,13 +14,16 @@ import io.pgque.quickstart.postgres.EmbeddedDatabase;
 import io.pgque.quickstart.postgres.EngineSetup;
 import io.pgque.quickstart.postgres.SlotMonitor;
 import io.pgque.quickstart.report.Report;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import javax.sql.DataSource;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.slf4j.Logger;
@@ -43,16 +46,43 @@ final class QuickstartRun implements AutoCloseable {
     /** Generous for a first run on a busy 2-core machine; normal starts take seconds. */
     private static final Duration STARTUP_LIMIT = Duration.ofSeconds(120);
 
+    /** Where things listen, for the user to poke at after the report. */
+    record Endpoints(String restUrl, String bootstrapServers, Database database, String queue, String inputTopic,
+                     String outputTopic, String deadLetterTopic, String sinkName, String sourceName) {
+    }
+
+    /** The two connectors as deployed, and what the demo needs to know from their configs. */
+    private record Connectors(ConnectorDefinition sink, ConnectorDefinition source) {
+        String queue() {
+            return sink.require("pgque.queue");
+        }
+
+        String consumer() {
+            return source.get("pgque.consumer", source.name());
+        }
+
+        int slots() {
+            return Integer.parseInt(source.require("pgque.slots"));
+        }
+
+        String inputTopic() {
+            return sink.require("topics");
+        }
+
+        String outputTopic() {
+            return source.require("topic");
+        }
+
+        String deadLetterTopic() {
+            return sink.get("errors.deadletterqueue.topic.name", "");
+        }
+    }
+
     private final QuickstartOptions options;
     private final Services services = new Services();
     private final long startNanos = System.nanoTime();
     private final int restPort;
     private Endpoints endpoints;
-
-    /** Where things listen, for the user to poke at after the report. */
-    record Endpoints(String restUrl, String bootstrapServers, Database database, String queue,
-                     String inputTopic, String outputTopic, List<String> connectors) {
-    }
 
     QuickstartRun(QuickstartOptions options) {
         this.options = options;
@@ -68,74 +98,25 @@ final class QuickstartRun implements AutoCloseable {
         Database database = startDatabase(dataDir);
         String bootstrapServers = startKafka(dataDir);
         LOG.info("Starting a Connect worker (distributed mode, REST on port {})...", restPort);
-        ConnectWorker worker = services.add("Connect worker", ConnectWorker.start(bootstrapServers, restPort, options.bootstrapServers().isEmpty()));
+        ConnectWorker worker = services.add("Connect worker",
+                ConnectWorker.start(bootstrapServers, restPort, options.bootstrapServers().isEmpty()));
         ConnectRestClient rest = new ConnectRestClient(worker.restUrl());
 
-        Placeholders placeholders = new Placeholders(Map.of(
-                "PGQUE_JDBC_URL", database.jdbcUrl(),
-                "PGQUE_DB_USER", database.user(),
-                "PGQUE_DB_PASSWORD", database.password(),
-                "KAFKA_BOOTSTRAP_SERVERS", bootstrapServers,
-                "INPUT_TOPIC", INPUT_TOPIC,
-                "OUTPUT_TOPIC", OUTPUT_TOPIC,
-                "PGQUE_SLOTS", Integer.toString(options.slots())));
-        ConnectorDefinition sink = ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SINK_FILE), placeholders);
-        ConnectorDefinition source = ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SOURCE_FILE), placeholders);
-        String queue = sink.require("pgque.queue");
-        if (!queue.equals(source.require("pgque.queue"))) {
-            throw new IllegalStateException("the sink writes queue '" + queue + "' but the source reads '"
-                    + source.require("pgque.queue") + "'; the demo needs them to be the same queue");
-        }
-        String consumer = source.get("pgque.consumer", source.name());
-        int slots = Integer.parseInt(source.require("pgque.slots"));
-
-        DataSource dataSource = database.dataSource();
-        EngineSetup engine = new EngineSetup(dataSource);
-        LOG.info("PgQue engine {} installed; preparing queue '{}'", engine.installEngine(), queue);
-        engine.prepareQueue(queue);
-        engine.checkSlotCount(queue, consumer, slots);
-
+        Connectors connectors = readConnectors(configDir, database, bootstrapServers);
+        prepareDatabase(database, connectors);
         Admin admin = services.add("Kafka admin client", Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.CLIENT_ID_CONFIG, "pgque-quickstart-admin")));
         Topics topics = new Topics(admin);
-        String inputTopic = sink.require("topics");
-        String outputTopic = source.require("topic");
-        topics.ensure(inputTopic, INPUT_PARTITIONS);
-        topics.ensure(outputTopic, slots);
-        // made here so it gets the cluster's replication factor; Connect would ask for 3 replicas
-        String deadLetters = sink.get("errors.deadletterqueue.topic.name", "");
-        if (!deadLetters.isEmpty()) {
-            topics.ensure(deadLetters, 1);
-        }
+        prepareTopics(topics, connectors);
+        deploy(rest, topics, connectors);
+        LOG.info("Sink '{}' and source '{}' are running, {} s after start", connectors.sink().name(),
+                connectors.source().name(), String.format(Locale.ROOT, "%.1f", (System.nanoTime() - startNanos) / 1e9));
 
-        rest.awaitReady(STARTUP_LIMIT);
-        requirePlugins(rest);
-        for (ConnectorDefinition c : List.of(sink, source)) {
-            rest.deploy(c, STARTUP_LIMIT);
-        }
-        int sinkTasks = Math.min(Integer.parseInt(sink.get("tasks.max", "1")), topics.partitions(inputTopic));
-        int sourceTasks = Math.min(Integer.parseInt(source.get("tasks.max", "1")), slots);
-        rest.awaitRunning(sink.name(), sinkTasks, STARTUP_LIMIT);
-        rest.awaitRunning(source.name(), sourceTasks, STARTUP_LIMIT);
-        LOG.info("Sink '{}' ({} tasks) and source '{}' ({} tasks over {} slots) are running, {} s after start",
-                sink.name(), sinkTasks, source.name(), sourceTasks, slots,
-                String.format("%.1f", (System.nanoTime() - startNanos) / 1e9));
-
-        endpoints = new Endpoints(worker.restUrl().toString(), bootstrapServers, database, queue, inputTopic,
-                outputTopic, List.of(sink.name(), source.name()));
-        DemoRun.Pipeline pipeline = new DemoRun.Pipeline(bootstrapServers, inputTopic, outputTopic,
-                topics.partitions(outputTopic),
-                new ConsumerGroupProgress(admin, "connect-" + sink.name(), inputTopic),
-                new SlotMonitor(dataSource, queue, consumer, slots), rest, List.of(sink.name(), source.name()));
-        LOG.info("Sending {} events of {} tenants to '{}' at {}; reading them back from '{}'", options.events(),
-                options.tenants(), inputTopic, options.rate() == 0 ? "full speed" : options.rate() + " events/s", outputTopic);
-        DemoRun demo = services.add("demo producer and verifier", new DemoRun(pipeline, options.events(), options.tenants(), options.rate()));
-        try {
-            return demo.run();
-        } finally {
-            demo.close();
-        }
+        endpoints = new Endpoints(worker.restUrl().toString(), bootstrapServers, database, connectors.queue(),
+                connectors.inputTopic(), connectors.outputTopic(), connectors.deadLetterTopic(),
+                connectors.sink().name(), connectors.source().name());
+        return runDemo(connectors, bootstrapServers, database, admin, topics, rest);
     }
 
     /** Where things listen; present once {@link #run()} got as far as the demo. */
@@ -169,6 +150,55 @@ final class QuickstartRun implements AutoCloseable {
         return kafka.bootstrapServers();
     }
 
+    private Connectors readConnectors(Path configDir, Database database, String bootstrapServers) throws IOException {
+        Placeholders placeholders = new Placeholders(Map.of(
+                "PGQUE_JDBC_URL", database.jdbcUrl(),
+                "PGQUE_DB_USER", database.user(),
+                "PGQUE_DB_PASSWORD", database.password(),
+                "KAFKA_BOOTSTRAP_SERVERS", bootstrapServers,
+                "INPUT_TOPIC", INPUT_TOPIC,
+                "OUTPUT_TOPIC", OUTPUT_TOPIC,
+                "PGQUE_SLOTS", Integer.toString(options.slots())));
+        Connectors c = new Connectors(
+                ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SINK_FILE), placeholders),
+                ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SOURCE_FILE), placeholders));
+        String sourceQueue = c.source().require("pgque.queue");
+        if (!c.queue().equals(sourceQueue)) {
+            throw new IllegalStateException("the sink writes queue '" + c.queue() + "' but the source reads '"
+                    + sourceQueue + "'; the demo needs them to be the same queue");
+        }
+        return c;
+    }
+
+    private static void prepareDatabase(Database database, Connectors c) {
+        EngineSetup engine = new EngineSetup(database.dataSource());
+        LOG.info("PgQue engine {} installed; preparing queue '{}'", engine.installEngine(), c.queue());
+        engine.prepareQueue(c.queue());
+        engine.checkSlotCount(c.queue(), c.consumer(), c.slots());
+    }
+
+    private static void prepareTopics(Topics topics, Connectors c) throws InterruptedException, ExecutionException {
+        topics.ensure(c.inputTopic(), INPUT_PARTITIONS);
+        topics.ensure(c.outputTopic(), c.slots());
+        // made here so it gets the cluster's replication factor; Connect would ask for 3 replicas
+        if (!c.deadLetterTopic().isEmpty()) {
+            topics.ensure(c.deadLetterTopic(), 1);
+        }
+    }
+
+    private static void deploy(ConnectRestClient rest, Topics topics, Connectors c)
+            throws TimeoutException, InterruptedException, ExecutionException {
+        rest.awaitReady(STARTUP_LIMIT);
+        requirePlugins(rest);
+        rest.deploy(c.sink(), STARTUP_LIMIT);
+        rest.deploy(c.source(), STARTUP_LIMIT);
+        // a sink gets at most one task per input partition; a source at most one per slot
+        int sinkTasks = Math.min(Integer.parseInt(c.sink().get("tasks.max", "1")), topics.partitions(c.inputTopic()));
+        int sourceTasks = Math.min(Integer.parseInt(c.source().get("tasks.max", "1")), c.slots());
+        rest.awaitRunning(c.sink().name(), sinkTasks, STARTUP_LIMIT);
+        rest.awaitRunning(c.source().name(), sourceTasks, STARTUP_LIMIT);
+    }
+
     /** Before any connector is deployed: a missing plugin would otherwise surface as a vague 500. */
     private static void requirePlugins(ConnectRestClient rest) {
         Set<String> found = rest.connectorPlugins();
@@ -177,6 +207,25 @@ final class QuickstartRun implements AutoCloseable {
                 throw new IllegalStateException("the Connect worker has no plugin " + needed
                         + "; is its module built and on the classpath (with its META-INF/services file)?");
             }
+        }
+    }
+
+    private Report runDemo(Connectors c, String bootstrapServers, Database database, Admin admin, Topics topics,
+                           ConnectRestClient rest) throws Exception {
+        DemoRun.Pipeline pipeline = new DemoRun.Pipeline(bootstrapServers, c.inputTopic(), c.outputTopic(),
+                topics.partitions(c.outputTopic()),
+                new ConsumerGroupProgress(admin, "connect-" + c.sink().name(), c.inputTopic()),
+                new SlotMonitor(database.dataSource(), c.queue(), c.consumer(), c.slots()), rest,
+                List.of(c.sink().name(), c.source().name()));
+        LOG.info("Sending {} events of {} tenants to '{}' at {}; reading them back from '{}' ({} slots)",
+                options.events(), options.tenants(), c.inputTopic(),
+                options.rate() == 0 ? "full speed" : options.rate() + " events/s", c.outputTopic(), c.slots());
+        DemoRun demo = services.add("demo producer and verifier",
+                new DemoRun(pipeline, options.events(), options.tenants(), options.rate()));
+        try {
+            return demo.run();
+        } finally {
+            demo.close();
         }
     }
 

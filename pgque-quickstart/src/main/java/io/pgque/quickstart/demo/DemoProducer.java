@@ -58,11 +58,6 @@ public final class DemoProducer implements AutoCloseable {
         return acked.get();
     }
 
-    /** True once every event is acknowledged (or sending has failed). */
-    public boolean finished() {
-        return acked.get() == events || failure.get() != null;
-    }
-
     /** Why sending stopped early, if it did. */
     public Exception failure() {
         return failure.get();

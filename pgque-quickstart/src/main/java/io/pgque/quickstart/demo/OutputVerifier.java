@@ -29,18 +29,16 @@ public final class OutputVerifier {
     private long delivered;
     private long duplicates;
     private long outOfOrder;
-    private long otherRuns;
     private long firstReceiveMicros;
     private long lastReceiveMicros;
 
-    /** @param run only events of this run are checked; others are counted and ignored */
+    /** @param run only events of this run are checked; leftovers of earlier runs are ignored */
     public OutputVerifier(String run) {
         this.run = run;
     }
 
     public synchronized void accept(LifecycleEvent event, long receivedAtMicros) {
         if (!run.equals(event.run())) {
-            otherRuns++;
             return;
         }
         if (event.seq() < 0 || event.seq() > Integer.MAX_VALUE) {
@@ -69,11 +67,6 @@ public final class OutputVerifier {
 
     public synchronized Snapshot snapshot() {
         return new Snapshot(delivered, duplicates, outOfOrder, seenByTenant.size(), firstReceiveMicros, lastReceiveMicros);
-    }
-
-    /** Events of earlier runs seen on the output topic (leftovers a restart still delivers). */
-    public synchronized long otherRuns() {
-        return otherRuns;
     }
 
     /** The latency percentile {@code p} in microseconds, or -1 before the first delivery. */
