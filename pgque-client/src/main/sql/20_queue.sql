@@ -15,6 +15,16 @@ BEGIN
 END
 $$;
 
+-- Internal: the subscription of a consumer, locked for the rest of the transaction (this row
+-- lock is the receive lock), or NULL fields when the consumer is not subscribed.
+CREATE OR REPLACE FUNCTION pgque.lock_subscription(i_queue_id int4, i_consumer_name text)
+RETURNS pgque.subscription
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT sub.* FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
+       FOR UPDATE OF sub
+$$;
+
 -- Internal: the current transaction id as a bigint (for the rotation bookkeeping columns).
 CREATE OR REPLACE FUNCTION pgque.current_txid()
 RETURNS bigint

@@ -21,6 +21,23 @@ BEGIN
 END
 $$;
 
+-- Internal: refuses to tick a queue whose ticks come from elsewhere or are paused.
+CREATE OR REPLACE FUNCTION pgque.check_tickable(q pgque.queue, i_external boolean)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF q.queue_external_ticker AND NOT i_external THEN
+        RAISE EXCEPTION 'queue % has an external ticker', q.queue_name USING ERRCODE = '55000';
+    END IF;
+    IF i_external AND NOT q.queue_external_ticker THEN
+        RAISE EXCEPTION 'queue % does not have an external ticker', q.queue_name USING ERRCODE = '55000';
+    END IF;
+    IF q.queue_ticker_paused THEN
+        RAISE EXCEPTION 'ticker is paused for queue %', q.queue_name USING ERRCODE = '55000';
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
@@ -33,12 +50,7 @@ DECLARE
     v_prev_gap interval;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    IF q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % has an external ticker', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
-    END IF;
+    PERFORM pgque.check_tickable(q, false);
 
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF NOT FOUND THEN
@@ -101,12 +113,7 @@ DECLARE
     v_last pgque.tick;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    IF NOT q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % does not have an external ticker', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
-    END IF;
+    PERFORM pgque.check_tickable(q, true);
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF FOUND AND i_tick_id <= v_last.tick_id THEN
         RAISE EXCEPTION 'tick id % must be greater than the last tick %', i_tick_id, v_last.tick_id USING ERRCODE = '22023';
@@ -139,12 +146,7 @@ DECLARE
     v_tick bigint;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    IF q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % has an external ticker', i_queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', i_queue_name USING ERRCODE = '55000';
-    END IF;
+    PERFORM pgque.check_tickable(q, false);
     UPDATE pgque.queue SET queue_tick_requested = true WHERE queue_id = q.queue_id AND NOT queue_tick_requested;
     SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
     RETURN v_tick;

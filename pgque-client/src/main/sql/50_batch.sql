@@ -55,10 +55,8 @@ DECLARE
     s pgque.subscription;
 BEGIN
     q := pgque.find_queue(x_queue_name);
-    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
-     WHERE sub.sub_queue = q.queue_id AND c.co_name = x_consumer_name
-       FOR UPDATE OF sub;
-    IF NOT FOUND THEN
+    s := pgque.lock_subscription(q.queue_id, x_consumer_name);
+    IF s.sub_id IS NULL THEN
         RETURN 0;
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
@@ -110,10 +108,8 @@ DECLARE
     v_next pgque.tick;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
-     WHERE sub.sub_queue = q.queue_id AND c.co_name = i_consumer_name
-       FOR UPDATE OF sub;
-    IF NOT FOUND THEN
+    s := pgque.lock_subscription(q.queue_id, i_consumer_name);
+    IF s.sub_id IS NULL THEN
         RAISE EXCEPTION 'Not subscriber to queue: %/%', i_queue_name, i_consumer_name USING ERRCODE = 'PQ002';
     END IF;
     IF s.sub_role <> 'normal' THEN
@@ -263,6 +259,20 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
       FROM pgque.batch_event_rows(i_batch_id, i_after_ev_id, i_limit, i_slot, i_n) r
 $$;
 
+-- Internal: the first page of a freshly opened (or re-issued) batch. A batch with nothing to
+-- hand out -- for a slot: nothing of its hash class -- is finished at once, so the cursor keeps
+-- moving and no batch id is left dangling.
+CREATE OR REPLACE FUNCTION pgque.first_page(i_batch_id bigint, i_limit int, i_slot int, i_n int)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM pgque.batch_messages(i_batch_id, NULL, i_limit, i_slot, i_n);
+    IF NOT FOUND THEN
+        PERFORM pgque.finish_batch(i_batch_id);
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.finish_batch(x_batch_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
@@ -303,11 +313,7 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    RETURN QUERY SELECT * FROM pgque.batch_messages(v_batch, NULL, i_max_return, NULL, NULL);
-    IF NOT FOUND THEN
-        -- Nothing to hand out: move the cursor on so that no batch id is left dangling.
-        PERFORM pgque.finish_batch(v_batch);
-    END IF;
+    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max_return, NULL, NULL);
 END
 $$;
 

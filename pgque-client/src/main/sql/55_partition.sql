@@ -59,6 +59,17 @@ BEGIN
 END
 $$;
 
+-- Internal: refuses a slot number outside 0..n-1.
+CREATE OR REPLACE FUNCTION pgque.check_slot(i_slot int, i_n int)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= i_n THEN
+        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, i_n - 1 USING ERRCODE = 'PQ006';
+    END IF;
+END
+$$;
+
 -- Internal: pins N for the consumer (first caller wins, race-free) or checks it.
 CREATE OR REPLACE FUNCTION pgque.partition_pin(i_queue pgque.queue, i_consumer text, i_n int)
 RETURNS void
@@ -86,9 +97,7 @@ DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
 BEGIN
     PERFORM pgque.partition_pin(q, i_consumer, i_n);
-    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= i_n THEN
-        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, i_n - 1 USING ERRCODE = 'PQ006';
-    END IF;
+    PERFORM pgque.check_slot(i_slot, i_n);
     PERFORM pgque.register_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
     INSERT INTO pgque.partition_slot (queue_id, co_name, slot) VALUES (q.queue_id, i_consumer, i_slot)
     ON CONFLICT DO NOTHING;
@@ -152,9 +161,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= v_n THEN
-        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, v_n - 1 USING ERRCODE = 'PQ006';
-    END IF;
+    PERFORM pgque.check_slot(i_slot, v_n);
     PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
     DELETE FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot;
     DELETE FROM pgque.partition_consumer pc
@@ -202,9 +209,7 @@ BEGIN
     END IF;
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
-    IF i_slot IS NULL OR i_slot < 0 OR i_slot >= v_n THEN
-        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, v_n - 1 USING ERRCODE = 'PQ006';
-    END IF;
+    PERFORM pgque.check_slot(i_slot, v_n);
     SELECT * INTO r FROM pgque.partition_slot
      WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
        FOR UPDATE SKIP LOCKED;
@@ -251,8 +256,7 @@ BEGIN
     IF r.lease_owner IS DISTINCT FROM i_worker THEN
         RETURN false;
     END IF;
-    SELECT s.sub_batch INTO v_batch FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
-     WHERE s.sub_queue = q.queue_id AND c.co_name = pgque.slot_consumer_name(i_consumer, i_slot, v_n);
+    v_batch := (pgque.lock_subscription(q.queue_id, pgque.slot_consumer_name(i_consumer, i_slot, v_n))).sub_batch;
     IF v_batch IS NOT NULL THEN
         RAISE EXCEPTION 'cannot release slot % of consumer % while batch % is open; ack the batch first',
             i_slot, i_consumer, v_batch USING ERRCODE = '55000';
@@ -284,9 +288,7 @@ BEGIN
         RAISE EXCEPTION 'wrong slot count for consumer % of queue %: pinned n=%, caller passed n=%',
             i_consumer, i_queue, v_n, i_n USING ERRCODE = 'PQ006';
     END IF;
-    IF i_slot < 0 OR i_slot >= v_n THEN
-        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, v_n - 1 USING ERRCODE = 'PQ006';
-    END IF;
+    PERFORM pgque.check_slot(i_slot, v_n);
     SELECT * INTO r FROM pgque.partition_slot
      WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
        FOR UPDATE;
@@ -304,9 +306,8 @@ BEGIN
     -- Every read and ack renews; an expired lease nobody took over is simply renewed.
     UPDATE pgque.partition_slot SET lease_until = clock_timestamp() + lease_ttl
      WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
-    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
-     WHERE sub.sub_queue = q.queue_id AND c.co_name = pgque.slot_consumer_name(i_consumer, i_slot, v_n);
-    IF NOT FOUND THEN
+    s := pgque.lock_subscription(q.queue_id, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
+    IF s.sub_id IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
     END IF;
     RETURN s;
@@ -328,11 +329,7 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    RETURN QUERY SELECT * FROM pgque.batch_messages(v_batch, NULL, i_max, i_slot, i_n);
-    IF NOT FOUND THEN
-        -- Nothing of this slot's hash class in the window: move the slot's cursor on.
-        PERFORM pgque.finish_batch(v_batch);
-    END IF;
+    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max, i_slot, i_n);
 END
 $$;
 

@@ -76,17 +76,24 @@ GRANT EXECUTE ON FUNCTION
     pgque.send_idem(text, text, jsonb, text, interval, text),
     pgque.send_idem_events(text, text[], text[], text[], interval, text[], text[], text[]),
     pgque.slot_of(text, int),
+    pgque.sink_offsets(text),
+    pgque.sink_commit_offsets(text, text[], int4[], bigint[], bigint[]),
     pgque.version(),
     pgque.get_queue_info(text)
 TO pgque_writer;
 
 -- The lease and dedup tables are reached only through the API; admin may look at the slots.
 REVOKE ALL ON pgque.idem, pgque.partition_consumer, pgque.partition_slot FROM pgque_admin, pgque_reader, pgque_writer;
+REVOKE ALL ON pgque.sink_offset FROM pgque_reader, pgque_writer;
 GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 
 -- Internal helpers: reachable only through the API functions (which run as the owner).
 REVOKE ALL ON FUNCTION
     pgque.find_queue(text),
+    pgque.lock_subscription(int4, text),
+    pgque.check_tickable(pgque.queue, boolean),
+    pgque.first_page(bigint, int, int, int),
+    pgque.check_slot(int, int),
     pgque.current_txid(),
     pgque.seq_last_value(text),
     pgque.insert_tick(int4),

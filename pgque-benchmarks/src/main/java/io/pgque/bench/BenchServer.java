@@ -35,6 +35,11 @@ final class BenchServer implements AutoCloseable {
         return server;
     }
 
+    /** The server's JDBC URL, as given or of the embedded server (superuser, no password). */
+    String jdbcUrl() {
+        return jdbcUrl;
+    }
+
     Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true");
     }

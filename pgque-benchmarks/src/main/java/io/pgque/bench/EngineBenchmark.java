@@ -49,7 +49,7 @@ final class EngineBenchmark {
             double rawReadRate = rows / rawRead;
             Timing.printRow("baseline: keyset SELECT of the plain table, pages of " + PAGE, rows, rawRead, 0);
             long[] paged = new long[1];
-            double pagedSeconds = Timing.seconds(() -> paged[0] = drainPaged(c, "reader_paged", PAGE));
+            double pagedSeconds = Timing.seconds(() -> paged[0] = Drains.plain(c, "bench", "reader_paged", PAGE));
             Timing.printRow("receive + read_batch pages of " + PAGE + " + ack", paged[0], pagedSeconds, rawReadRate);
             long[] whole = new long[1];
             double wholeSeconds = Timing.seconds(() -> whole[0] = drainOneQuery(c, "reader_whole"));
@@ -170,52 +170,6 @@ final class EngineBenchmark {
         }
     }
 
-    private long drainPaged(Connection c, String consumer, int page) throws SQLException {
-        long total = 0;
-        try (PreparedStatement receive = c.prepareStatement("select msg_id, batch_id, payload from pgque.receive('bench', ?, ?)");
-             PreparedStatement more = c.prepareStatement("select msg_id, batch_id, payload from pgque.read_batch(?, ?, ?)");
-             PreparedStatement ack = c.prepareStatement("select pgque.ack(?)")) {
-            while (true) {
-                receive.setString(1, consumer);
-                receive.setInt(2, page);
-                long batch = -1;
-                long last = -1;
-                int n = 0;
-                try (ResultSet rs = receive.executeQuery()) {
-                    while (rs.next()) {
-                        last = rs.getLong(1);
-                        batch = rs.getLong(2);
-                        rs.getString(3);
-                        n++;
-                    }
-                }
-                if (n == 0) {
-                    if (!behind(c, "bench", consumer)) {
-                        return total;
-                    }
-                    continue;
-                }
-                total += n;
-                while (n == page) {
-                    more.setLong(1, batch);
-                    more.setLong(2, last);
-                    more.setInt(3, page);
-                    n = 0;
-                    try (ResultSet rs = more.executeQuery()) {
-                        while (rs.next()) {
-                            last = rs.getLong(1);
-                            rs.getString(3);
-                            n++;
-                        }
-                    }
-                    total += n;
-                }
-                ack.setLong(1, batch);
-                ack.executeQuery().close();
-            }
-        }
-    }
-
     private long drainOneQuery(Connection c, String consumer) throws SQLException {
         long total = 0;
         try (PreparedStatement next = c.prepareStatement("select pgque.next_batch('bench', ?)");
@@ -244,19 +198,6 @@ final class EngineBenchmark {
                 c.setAutoCommit(true);
                 ack.setLong(1, batch);
                 ack.executeQuery().close();
-            }
-        }
-    }
-
-    /** Whether the consumer's cursor is behind the queue's newest tick. */
-    static boolean behind(Connection c, String queue, String consumer) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("select c.last_tick < q.last_tick_id"
-                + " from pgque.get_consumer_info(?, ?) c, pgque.get_queue_info(?) q")) {
-            ps.setString(1, queue);
-            ps.setString(2, consumer);
-            ps.setString(3, queue);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
             }
         }
     }

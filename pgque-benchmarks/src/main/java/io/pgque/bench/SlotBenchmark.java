@@ -51,9 +51,9 @@ final class SlotBenchmark {
             long[] got = new long[1];
             // The first drain pays for bringing the event tables into shared buffers; keep that
             // out of every measured row.
-            drainPlain(c, "warmup");
+            Drains.plain(c, QUEUE, "warmup", PAGE);
             long buffersBefore = buffers(c);
-            double plainSeconds = Timing.seconds(() -> got[0] = drainPlain(c, "plain"));
+            double plainSeconds = Timing.seconds(() -> got[0] = Drains.plain(c, QUEUE, "plain", PAGE));
             double plainBuffers = (buffers(c) - buffersBefore) / (double) got[0];
             double plainRate = got[0] / plainSeconds;
             row("plain receive, 1 consumer", got[0], plainSeconds, plainRate, plainBuffers);
@@ -99,54 +99,12 @@ final class SlotBenchmark {
         }
     }
 
-    private long drainPlain(Connection c, String consumer) throws SQLException {
-        long total = 0;
-        try (PreparedStatement receive = c.prepareStatement("select msg_id, batch_id from pgque.receive(?, ?, ?)");
-             PreparedStatement more = c.prepareStatement("select msg_id from pgque.read_batch(?, ?, ?)");
-             PreparedStatement ack = c.prepareStatement("select pgque.ack(?)")) {
-            while (EngineBenchmark.behind(c, QUEUE, consumer)) {
-                receive.setString(1, QUEUE);
-                receive.setString(2, consumer);
-                receive.setInt(3, PAGE);
-                long batch = -1;
-                long last = -1;
-                int n = 0;
-                try (ResultSet rs = receive.executeQuery()) {
-                    while (rs.next()) {
-                        last = rs.getLong(1);
-                        batch = rs.getLong(2);
-                        n++;
-                    }
-                }
-                total += n;
-                while (n == PAGE) {
-                    more.setLong(1, batch);
-                    more.setLong(2, last);
-                    more.setInt(3, PAGE);
-                    n = 0;
-                    try (ResultSet rs = more.executeQuery()) {
-                        while (rs.next()) {
-                            last = rs.getLong(1);
-                            n++;
-                        }
-                    }
-                    total += n;
-                }
-                if (batch >= 0) {
-                    ack.setLong(1, batch);
-                    ack.executeQuery().close();
-                }
-            }
-        }
-        return total;
-    }
-
     private long drainSlots(Connection c, String consumer, int n) throws SQLException {
         long total = 0;
         String worker = "bench-worker";
         try (PreparedStatement claim = c.prepareStatement("select pgque.claim_slot(?, ?, ?, ?, '60 seconds')");
-             PreparedStatement receive = c.prepareStatement("select msg_id from pgque.receive_partitioned(?, ?, ?, ?, ?, ?)");
-             PreparedStatement more = c.prepareStatement("select msg_id from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?)");
+             PreparedStatement receive = c.prepareStatement("select msg_id, batch_id, payload from pgque.receive_partitioned(?, ?, ?, ?, ?, ?)");
+             PreparedStatement more = c.prepareStatement("select msg_id, batch_id, payload from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?)");
              PreparedStatement ack = c.prepareStatement("select pgque.ack_partitioned(?, ?, ?, ?, ?)");
              PreparedStatement behind = c.prepareStatement("select count(*) from pgque.partition_slot_status s,"
                      + " pgque.get_queue_info(?) q where s.queue_name = ? and s.consumer = ? and s.last_tick < q.last_tick_id")) {
@@ -168,38 +126,22 @@ final class SlotBenchmark {
                     }
                 }
                 for (int k = 0; k < n; k++) {
-                    receive.setString(1, QUEUE);
-                    receive.setString(2, consumer);
-                    receive.setInt(3, k);
-                    receive.setInt(4, n);
-                    receive.setString(5, worker);
-                    receive.setInt(6, PAGE);
-                    long last = -1;
-                    int got = 0;
-                    try (ResultSet rs = receive.executeQuery()) {
-                        while (rs.next()) {
-                            last = rs.getLong(1);
-                            got++;
+                    int slot = k;
+                    total += Drains.readWholeBatch(PAGE, after -> {
+                        PreparedStatement ps = after == null ? receive : more;
+                        ps.setString(1, QUEUE);
+                        ps.setString(2, consumer);
+                        ps.setInt(3, slot);
+                        ps.setInt(4, n);
+                        ps.setString(5, worker);
+                        if (after == null) {
+                            ps.setInt(6, PAGE);
+                        } else {
+                            ps.setLong(6, after);
+                            ps.setInt(7, PAGE);
                         }
-                    }
-                    total += got;
-                    while (got == PAGE) {
-                        more.setString(1, QUEUE);
-                        more.setString(2, consumer);
-                        more.setInt(3, k);
-                        more.setInt(4, n);
-                        more.setString(5, worker);
-                        more.setLong(6, last);
-                        more.setInt(7, PAGE);
-                        got = 0;
-                        try (ResultSet rs = more.executeQuery()) {
-                            while (rs.next()) {
-                                last = rs.getLong(1);
-                                got++;
-                            }
-                        }
-                        total += got;
-                    }
+                        return ps.executeQuery();
+                    }, new long[1]).events();
                     ack.setString(1, QUEUE);
                     ack.setString(2, consumer);
                     ack.setInt(3, k);

@@ -54,11 +54,22 @@ public class PgQueException extends RuntimeException {
      * True when the failure says nothing about the request itself and the same work may succeed
      * when retried, preferably on a fresh connection: a lost connection (class {@code 08}), a
      * serialization failure or deadlock (the transaction was rolled back), or a server shutting
-     * down or starting up. Retrying is the caller's decision; the client never retries by itself
+     * down or starting up; also a {@link java.sql.SQLTransientException} or
+     * {@link java.sql.SQLRecoverableException} without a SQLSTATE (a pool timeout). Retrying is the caller's decision; the client never retries by itself
      * because only the caller knows whether its own side effects were rolled back too.
      */
     public boolean isTransient() {
-        return isTransientState(sqlState);
+        if (isTransientState(sqlState)) {
+            return true;
+        }
+        // A pool that cannot hand out a connection in time reports no SQLSTATE, only the JDBC
+        // exception type that says "try again".
+        for (Throwable t = getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLTransientException || t instanceof java.sql.SQLRecoverableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a SQLSTATE denotes a transient failure, in the sense of {@link #isTransient()}. */

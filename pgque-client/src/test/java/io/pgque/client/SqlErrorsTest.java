@@ -56,4 +56,10 @@ class SqlErrorsTest {
         }
         assertFalse(PgQueException.isTransientState(null));
     }
+
+    @Test
+    void aPoolTimeoutWithoutStateIsTransient() {
+        assertTrue(SqlErrors.map("x", new java.sql.SQLTransientConnectionException("pool timed out")).isTransient());
+        assertTrue(SqlErrors.map("x", new java.sql.SQLRecoverableException("gone")).isTransient());
+    }
 }

@@ -102,8 +102,9 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
         }
 
         QuickstartOptions build() {
-            if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql:")) {
-                throw new UsageException("--jdbc-url must start with jdbc:postgresql:");
+            // the connector files say jdbc:postgresql://${PGQUE_DB_ADDRESS}, which needs this form
+            if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql://")) {
+                throw new UsageException("--jdbc-url must look like jdbc:postgresql://host:port/database");
             }
             return new QuickstartOptions(once, Optional.ofNullable(jdbcUrl), dbUser, dbPassword,
                     Optional.ofNullable(bootstrapServers), events, tenants, slots, rate, restPort,

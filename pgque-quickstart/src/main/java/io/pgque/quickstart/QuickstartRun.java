@@ -153,6 +153,9 @@ final class QuickstartRun implements AutoCloseable {
     private Connectors readConnectors(Path configDir, Database database, String bootstrapServers) throws IOException {
         Placeholders placeholders = new Placeholders(Map.of(
                 "PGQUE_JDBC_URL", database.jdbcUrl(),
+                // the files write "jdbc:postgresql://${PGQUE_DB_ADDRESS}" so that they stay valid
+                // connector configs as they are, which the sink's example test checks
+                "PGQUE_DB_ADDRESS", database.address(),
                 "PGQUE_DB_USER", database.user(),
                 "PGQUE_DB_PASSWORD", database.password(),
                 "KAFKA_BOOTSTRAP_SERVERS", bootstrapServers,

@@ -58,7 +58,8 @@ class QuickstartOptionsTest {
         assertMessage("--slots must be between 1 and 256", "--slots=300");
         assertMessage("--events needs a value", "--events");
         assertMessage("--once takes no value", "--once=yes");
-        assertMessage("--jdbc-url must start with jdbc:postgresql:", "--jdbc-url=postgres://x");
+        assertMessage("--jdbc-url must look like jdbc:postgresql://host:port/database", "--jdbc-url=postgres://x");
+        assertMessage("--jdbc-url must look like", "--jdbc-url=jdbc:postgresql:app");
         assertMessage("unexpected argument 'once'", "once");
     }
 

@@ -13,6 +13,17 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public record Database(String jdbcUrl, String user, String password) {
 
+    /** The form of URL the quickstart works with: one it can split into the prefix and an address. */
+    public static final String URL_PREFIX = "jdbc:postgresql://";
+
+    /** What follows {@code jdbc:postgresql://}: host, port, database and parameters. */
+    public String address() {
+        if (!jdbcUrl.startsWith(URL_PREFIX)) {
+            throw new IllegalStateException("expected a URL of the form " + URL_PREFIX + "host:port/database");
+        }
+        return jdbcUrl.substring(URL_PREFIX.length());
+    }
+
     /** Unpooled: the quickstart makes a handful of calls, the connectors bring their own pools. */
     public DataSource dataSource() {
         PGSimpleDataSource ds = new PGSimpleDataSource();

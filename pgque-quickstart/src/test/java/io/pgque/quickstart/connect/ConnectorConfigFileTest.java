@@ -16,6 +16,7 @@ class ConnectorConfigFileTest {
 
     private static final Placeholders VALUES = new Placeholders(Map.of(
             "PGQUE_JDBC_URL", "jdbc:postgresql://localhost:1/postgres",
+            "PGQUE_DB_ADDRESS", "localhost:1/postgres",
             "PGQUE_DB_USER", "postgres",
             "PGQUE_DB_PASSWORD", "",
             "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092",
@@ -71,6 +72,7 @@ class ConnectorConfigFileTest {
         ConnectorDefinition source = ConnectorConfigFile.read(configDir().resolve(ConfigDirectory.SOURCE_FILE), VALUES);
         assertEquals("io.pgque.connect.source.PgQueSourceConnector", source.require("connector.class"));
         assertEquals("out", source.require("topic"));
+        assertEquals("jdbc:postgresql://localhost:1/postgres", source.require("connection.url"));
         assertEquals("4", source.require("pgque.slots"));
         assertPgqueKeysAreInTheContract(source, Set.of());
     }

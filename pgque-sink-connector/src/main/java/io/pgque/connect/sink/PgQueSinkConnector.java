@@ -2,6 +2,7 @@ package io.pgque.connect.sink;
 
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.config.SinkConfigValidator;
+import io.pgque.connect.sink.validate.LiveChecks;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
@@ -41,12 +42,17 @@ public final class PgQueSinkConnector extends SinkConnector {
         return PgQueSinkTask.class;
     }
 
-    /** Every task gets the same configuration; Connect spreads the topic partitions among them. */
+    /**
+     * Every task gets the same configuration plus its index (for its pool's name); Connect
+     * spreads the topic partitions among them.
+     */
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>(maxTasks);
         for (int i = 0; i < maxTasks; i++) {
-            configs.add(new HashMap<>(props));
+            Map<String, String> config = new HashMap<>(props);
+            config.put(PgQueSinkTask.TASK_INDEX, Integer.toString(i));
+            configs.add(config);
         }
         return configs;
     }
@@ -61,15 +67,15 @@ public final class PgQueSinkConnector extends SinkConnector {
         return PgQueSinkConfig.configDef();
     }
 
-    /** Each key on its own (ConfigDef), then the rules across keys, each error filed under its key. */
+    /**
+     * Each key on its own (ConfigDef), then the rules across keys, then the live database (within
+     * connection.timeout.ms); each error filed under the key to change.
+     */
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config result = super.validate(connectorConfigs);
         SinkConfigValidator.addTo(result, connectorConfigs);
-        // Seam for the write-path phase: checks against the live database (the pgque schema is
-        // there or may be installed, each target queue exists or may be created, the role may
-        // write), bounded by connection.timeout.ms, belong here once pgque-client provides them.
-        // Until then validate() reports only what the configuration itself shows.
+        LiveChecks.addTo(result, connectorConfigs);
         return result;
     }
 }

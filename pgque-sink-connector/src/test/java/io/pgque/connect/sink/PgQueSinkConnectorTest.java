@@ -39,9 +39,11 @@ class PgQueSinkConnectorTest {
         connector.start(props);
         List<Map<String, String>> configs = connector.taskConfigs(3);
         assertEquals(3, configs.size());
-        for (Map<String, String> config : configs) {
+        for (int i = 0; i < configs.size(); i++) {
+            Map<String, String> config = new java.util.HashMap<>(configs.get(i));
+            assertEquals(Integer.toString(i), config.remove(PgQueSinkTask.TASK_INDEX), "each task knows its index");
             assertEquals(props, config);
-            assertNotSame(props, config);
+            assertNotSame(props, configs.get(i));
         }
         assertNotSame(configs.get(0), configs.get(1));
         assertEquals(PgQueSinkTask.class, connector.taskClass());

@@ -106,8 +106,8 @@ public final class PgQueSinkConfig extends AbstractConfig {
         ConfigDef def = new ConfigDef();
         ConnectionConfigDef.addTo(def);
         EngineConfigDef.addTo(def, "at_least_once: events are committed before Kafka offsets, so a failure "
-                + "may write a suffix of records twice. exactly_once: the Kafka offsets are stored in PostgreSQL "
-                + "in the same transaction as the events, so nothing is written twice.");
+                + "may write a suffix of records twice. exactly_once (the Kafka offsets stored in PostgreSQL in the "
+                + "same transaction as the events) is not supported by this version of the sink yet.");
 
         int routing = 0;
         def.define(QUEUE, Type.STRING, "", new QueueTemplateValidator(), Importance.HIGH,
@@ -165,8 +165,7 @@ public final class PgQueSinkConfig extends AbstractConfig {
                         + "the first one: the key's scope is the queue, not this connector or topic. So ${key} "
                         + "alone would drop the second update of an entity inside the window; build the key from "
                         + "what identifies one event (e.g. an event-id header, or ${topic}-${partition}-${offset}). "
-                        + "A record for which a placeholder of this key is empty is a bad record. Allowed with "
-                        + "exactly_once, where it additionally drops duplicates that other producers sent.",
+                        + "A record for which a placeholder of this key is empty is a bad record.",
                 DEDUP_GROUP, 1, Width.MEDIUM, "Dedup key");
         def.define(DEDUP_TTL_MS, Type.LONG, null, OptionalRange.between(1, DEDUP_TTL_MS_MAX), Importance.MEDIUM,
                 "The dedup window in milliseconds; required when " + DEDUP_KEY + " is set. At most "
@@ -175,11 +174,14 @@ public final class PgQueSinkConfig extends AbstractConfig {
 
         int write = 0;
         def.define(BATCH_MAX_RECORDS, Type.INT, 500, Range.between(1, 100_000), Importance.LOW,
-                "Most events sent to the database in one statement; larger puts are split.",
+                "Most events sent to the database in one statement. A larger put is split into several "
+                        + "statements, all in the put's one transaction.",
                 WRITE_GROUP, ++write, Width.SHORT, "Batch size");
         def.define(RETRY_MAX, Type.INT, 10, Range.between(0, 1_000), Importance.LOW,
-                "How often a write that failed with a transient database error is retried inside one put "
-                        + "before the task reports a retriable failure to the worker (which redelivers the records).",
+                "How often a put's transaction is retried after a transient database error (connection lost "
+                        + "mid-transaction, serialization failure, deadlock, server shutting down or starting up) before "
+                        + "the task hands the records back to the worker, which redelivers them after "
+                        + RETRY_BACKOFF_MS + ". Failing to get a connection at all counts against connection.attempts.",
                 WRITE_GROUP, ++write, Width.SHORT, "Write retries");
         def.define(RETRY_BACKOFF_MS, Type.LONG, 1_000L, Range.between(0L, 600_000L), Importance.LOW,
                 "Wait between two write retries, in milliseconds.",

@@ -1,0 +1,233 @@
+package io.pgque.bench;
+
+import io.pgque.connect.sink.PgQueSinkConnector;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.storage.StringConverter;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Records per second through the sink connector (1 and 2 tasks) against the raw baseline: the
+ * same payloads sent with {@code send_events} in batches of 500 from one plain JDBC connection,
+ * on the same server in the same run. A sink run is timed from the connector's creation to the
+ * moment every record is a committed event; the topic is filled beforehand.
+ *
+ * <p>The broker and the Connect worker run in this JVM (PostgreSQL in its own process), so the
+ * CPU figure is this JVM's process CPU time over the run's wall time, in cores: the worker's
+ * share plus the broker serving it.
+ */
+final class SinkBenchmark {
+
+    private static final int RECORDS = 50_000;
+    private static final int KEYS = 200;
+    private static final int BASELINE_BATCH = 500;
+    private static final int PARTITIONS = 2;
+    private static final String TOPIC = "bench_in";
+
+    private final BenchServer server;
+    private final List<String> keys = new ArrayList<>(RECORDS);
+    private final List<String> payloads = new ArrayList<>(RECORDS);
+
+    SinkBenchmark(BenchServer server) {
+        this.server = server;
+        for (int i = 0; i < RECORDS; i++) {
+            keys.add("tenant-" + (i % KEYS));
+            payloads.add(kilobyteJson(i));
+        }
+    }
+
+    void run() throws Exception {
+        EmbeddedConnectCluster connect = startCluster();
+        try (Connection c = server.connect()) {
+            preload(connect);
+            for (String queue : List.of("raw_baseline", "sink_1_task", "sink_2_tasks", "warm_up")) {
+                execute(c, "select pgque.create_queue('" + queue + "')");
+            }
+            // One small run first, so class loading and the first consumer group join are not
+            // charged to the 1-task figure.
+            runSink(connect, c, "warm_up", 1, 1_000);
+
+            System.out.println();
+            System.out.printf(Locale.ROOT, "### Sink: %,d records of ~%d B JSON (%d keys, %d partitions), "
+                    + "from connector start to all events committed%n%n", RECORDS, averageBytes(), KEYS, PARTITIONS);
+            System.out.printf(Locale.ROOT, "| %-62s | %8s | %8s | %10s | %6s | %14s |%n",
+                    "what", "records", "seconds", "records/s", "ratio", "JVM CPU, cores");
+            System.out.println("|" + "-".repeat(64) + "|" + "-".repeat(10) + "|" + "-".repeat(10) + "|"
+                    + "-".repeat(12) + "|" + "-".repeat(8) + "|" + "-".repeat(16) + "|");
+            Run baseline = measure(() -> baseline(c, "raw_baseline"));
+            row("baseline: send_events, batches of " + BASELINE_BATCH + ", one JDBC connection", baseline, baseline);
+            row("sink connector, 1 task", measure(() -> runSink(connect, c, "sink_1_task", 1, RECORDS)), baseline);
+            row("sink connector, 2 tasks", measure(() -> runSink(connect, c, "sink_2_tasks", 2, RECORDS)), baseline);
+        } finally {
+            connect.stop();
+        }
+    }
+
+    private record Run(double seconds, double cpuCores) {
+    }
+
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    private static Run measure(Body body) throws Exception {
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpuStart = os.getProcessCpuTime();
+        long start = System.nanoTime();
+        body.run();
+        long wall = System.nanoTime() - start;
+        long cpu = os.getProcessCpuTime() - cpuStart;
+        return new Run(wall / 1e9, cpu / (double) wall);
+    }
+
+    private static void row(String what, Run run, Run baseline) {
+        double rate = RECORDS / run.seconds();
+        double baseRate = RECORDS / baseline.seconds();
+        System.out.printf(Locale.ROOT, "| %-62s | %8d | %8.2f | %10.0f | %6.2f | %14.2f |%n",
+                what, RECORDS, run.seconds(), rate, rate / baseRate, run.cpuCores());
+    }
+
+    private EmbeddedConnectCluster startCluster() {
+        Map<String, String> worker = new HashMap<>();
+        worker.put("plugin.discovery", "service_load");
+        worker.put("offset.flush.interval.ms", "10000");
+        Properties broker = new Properties();
+        broker.put("group.initial.rebalance.delay.ms", "0");
+        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
+                .name("sink-bench")
+                .numBrokers(1)
+                .numWorkers(1)
+                .brokerProps(broker)
+                .workerProps(worker)
+                .build();
+        connect.start();
+        return connect;
+    }
+
+    private void preload(EmbeddedConnectCluster connect) {
+        connect.kafka().createTopic(TOPIC, PARTITIONS);
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        try (KafkaProducer<byte[], byte[]> producer = connect.kafka().createProducer(props)) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, keys.get(i).getBytes(StandardCharsets.UTF_8),
+                        payloads.get(i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Creates a connector reading the topic from its start, waits for {@code expected} events, removes it. */
+    private void runSink(EmbeddedConnectCluster connect, Connection c, String queue, int tasks, int expected)
+            throws Exception {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PgQueSinkConnector.class.getName());
+        config.put("tasks.max", Integer.toString(tasks));
+        config.put("topics", TOPIC);
+        config.put("connection.url", server.jdbcUrl());
+        config.put("pgque.queue", queue);
+        config.put("key.converter", StringConverter.class.getName());
+        config.put("value.converter", StringConverter.class.getName());
+        config.put("pgque.payload.format", "json");
+        connect.configureConnector(queue, config);
+        String table = eventTable(c, queue);
+        long deadline = System.nanoTime() + 600_000_000_000L;
+        while (count(c, table, expected) < expected) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the sink did not write " + expected + " events to " + queue + " within 10 minutes");
+            }
+            Thread.sleep(100);
+        }
+        connect.deleteConnector(queue);
+    }
+
+    private void baseline(Connection c, String queue) throws SQLException {
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("select pgque.send_events(?, ?, ?, ?)")) {
+            for (int from = 0; from < RECORDS; from += BASELINE_BATCH) {
+                int to = Math.min(RECORDS, from + BASELINE_BATCH);
+                Array types = c.createArrayOf("text", Collections.nCopies(to - from, TOPIC).toArray());
+                Array data = c.createArrayOf("text", payloads.subList(from, to).toArray());
+                Array partitionKeys = c.createArrayOf("text", keys.subList(from, to).toArray());
+                ps.setString(1, queue);
+                ps.setArray(2, types);
+                ps.setArray(3, data);
+                ps.setArray(4, partitionKeys);
+                ps.executeQuery().close();
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    // The id sequence first: it never trails the committed rows, so while it is below the target
+    // the (costlier) exact count cannot have reached it either.
+    private static long count(Connection c, String table, long expected) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("select last_value from " + table + "_id_seq")) {
+                rs.next();
+                if (rs.getLong(1) < expected) {
+                    return rs.getLong(1);
+                }
+            }
+            try (ResultSet rs = s.executeQuery("select count(*) from " + table)) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static String eventTable(Connection c, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select queue_data_pfx from pgque.queue where queue_name = ?")) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private int averageBytes() {
+        return (int) payloads.stream().mapToInt(String::length).average().orElse(0);
+    }
+
+    // About 1 KB: a file event of the demo domain with a block of metadata.
+    private static String kilobyteJson(int i) {
+        StringBuilder tags = new StringBuilder();
+        for (int t = 0; tags.length() < 920; t++) {
+            if (t > 0) {
+                tags.append(',');
+            }
+            tags.append("\"tag-").append(i % 97).append('-').append(t).append('"');
+        }
+        return String.format(Locale.ROOT, "{\"tenant\":\"tenant-%04d\",\"event\":\"FileCreated\",\"path\":\"/files/%06d.bin\","
+                + "\"size\":%d,\"tags\":[%s]}", i % KEYS, i, 1000 + i * 37 % 100000, tags);
+    }
+}

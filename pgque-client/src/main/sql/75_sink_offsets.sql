@@ -1,0 +1,84 @@
+-- Kafka offsets stored with the events (this project's addition, for the sink connector's
+-- exactly-once mode): the sink writes a batch of events and the next offset of each Kafka
+-- partition in ONE transaction, and on start seeks each partition to what is stored here.
+-- Writer role: a sink needs no more rights than sending.
+
+CREATE TABLE IF NOT EXISTS pgque.sink_offset (
+    connector   text NOT NULL,
+    topic       text NOT NULL,
+    kafka_partition int4 NOT NULL,
+    next_offset bigint NOT NULL CHECK (next_offset >= 0),
+    updated_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (connector, topic, kafka_partition)
+);
+
+-- The stored next offset of every partition of a connector (those never written are absent).
+CREATE OR REPLACE FUNCTION pgque.sink_offsets(i_connector text)
+RETURNS TABLE (topic text, kafka_partition int4, next_offset bigint)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT o.topic, o.kafka_partition, o.next_offset FROM pgque.sink_offset o
+     WHERE o.connector = i_connector
+     ORDER BY o.topic, o.kafka_partition
+$$;
+
+-- Moves each partition from i_expected (the next offset this writer believes is stored; NULL
+-- for a partition never written) to i_next, in the caller's transaction. A partition whose
+-- stored offset is not the expected one was written by someone else since -- a task that lost
+-- the partition in a rebalance and is still writing -- so the whole call fails (SQLSTATE 40001:
+-- roll back, re-read the offsets, and drop what is already stored).
+CREATE OR REPLACE FUNCTION pgque.sink_commit_offsets(i_connector text, i_topics text[], i_partitions int4[],
+    i_expected bigint[], i_next bigint[])
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_n int := coalesce(cardinality(i_topics), 0);
+    v_conflict record;
+    v_inserted int;
+BEGIN
+    IF i_connector IS NULL OR i_connector = '' THEN
+        RAISE EXCEPTION 'connector name must not be null or empty' USING ERRCODE = '22023';
+    END IF;
+    IF coalesce(cardinality(i_partitions), 0) <> v_n OR coalesce(cardinality(i_expected), 0) <> v_n
+       OR coalesce(cardinality(i_next), 0) <> v_n THEN
+        RAISE EXCEPTION 'topics, partitions, expected and next offsets must have the same length' USING ERRCODE = '22023';
+    END IF;
+    IF v_n = 0 THEN
+        RETURN;
+    END IF;
+    IF (SELECT count(DISTINCT (u.t, u.p)) FROM unnest(i_topics, i_partitions) AS u(t, p)) <> v_n THEN
+        RAISE EXCEPTION 'each topic partition may appear once' USING ERRCODE = '22023';
+    END IF;
+    -- Lock the stored rows in a fixed order, so two writers never deadlock on each other.
+    PERFORM 1 FROM pgque.sink_offset o
+      JOIN unnest(i_topics, i_partitions) AS u(t, p) ON o.topic = u.t AND o.kafka_partition = u.p
+     WHERE o.connector = i_connector
+     ORDER BY o.topic, o.kafka_partition
+       FOR UPDATE OF o;
+    SELECT u.t, u.p, o.next_offset AS stored, u.e AS expected INTO v_conflict
+      FROM unnest(i_topics, i_partitions, i_expected) AS u(t, p, e)
+      LEFT JOIN pgque.sink_offset o ON o.connector = i_connector AND o.topic = u.t AND o.kafka_partition = u.p
+     WHERE o.next_offset IS DISTINCT FROM u.e
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'offset of %-% for connector % is % in the database, this writer expected %; another task wrote it',
+            v_conflict.t, v_conflict.p, i_connector, coalesce(v_conflict.stored::text, 'absent'),
+            coalesce(v_conflict.expected::text, 'absent')
+            USING ERRCODE = '40001';
+    END IF;
+    -- First writes of a partition: a concurrent first write of the same partition makes the
+    -- insert wait, then find the row, and insert nothing.
+    INSERT INTO pgque.sink_offset (connector, topic, kafka_partition, next_offset)
+    SELECT i_connector, u.t, u.p, u.n FROM unnest(i_topics, i_partitions, i_expected, i_next) AS u(t, p, e, n)
+     WHERE u.e IS NULL
+     ORDER BY u.t, u.p
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_inserted = ROW_COUNT;
+    IF v_inserted <> (SELECT count(*) FROM unnest(i_expected) AS e WHERE e IS NULL) THEN
+        RAISE EXCEPTION 'a partition of connector % was first written by another task at the same time', i_connector
+            USING ERRCODE = '40001';
+    END IF;
+    UPDATE pgque.sink_offset o SET next_offset = u.n, updated_at = now()
+      FROM unnest(i_topics, i_partitions, i_expected, i_next) AS u(t, p, e, n)
+     WHERE u.e IS NOT NULL AND o.connector = i_connector AND o.topic = u.t AND o.kafka_partition = u.p;
+END
+$$;

@@ -1,0 +1,112 @@
+package io.pgque.engine;
+
+import io.pgque.testing.EmbeddedPg;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kafka offsets stored with the events: a writer moves an offset only from the value it
+ * believes is stored, so a sink task that lost its partition cannot overwrite its successor.
+ */
+class SinkOffsetsIT {
+
+    private static Sql sql;
+
+    @BeforeAll
+    static void installEngine() {
+        sql = new Sql(EmbeddedPg.newDatabase("sinkoffsets").installEngine().superuser());
+    }
+
+    private static void commit(Connection c, String connector, String topic, int partition, Long expected, long next)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "select pgque.sink_commit_offsets(?, array[?], array[?]::int4[], array[?]::bigint[], array[?]::bigint[])")) {
+            ps.setString(1, connector);
+            ps.setString(2, topic);
+            ps.setInt(3, partition);
+            ps.setObject(4, expected);
+            ps.setLong(5, next);
+            ps.executeQuery().close();
+        }
+    }
+
+    private static Map<String, Object> stored(String connector, int partition) {
+        List<Map<String, Object>> rows = sql.rows(
+                "select * from pgque.sink_offsets(?) where kafka_partition = ?", connector, partition);
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    @Test
+    void offsetsMoveFromTheExpectedValueAndCommitWithTheEvents() throws SQLException {
+        try (Connection c = sql.connect()) {
+            commit(c, "conn-a", "orders", 0, null, 10);
+            commit(c, "conn-a", "orders", 0, 10L, 25);
+        }
+        assertEquals(25L, stored("conn-a", 0).get("next_offset"));
+
+        // Rolled back with the events: nothing moves.
+        try (Connection c = sql.connect()) {
+            c.setAutoCommit(false);
+            commit(c, "conn-a", "orders", 0, 25L, 40);
+            c.rollback();
+        }
+        assertEquals(25L, stored("conn-a", 0).get("next_offset"));
+    }
+
+    @Test
+    void aWriterWithAStaleViewIsRefused() throws SQLException {
+        try (Connection c = sql.connect()) {
+            commit(c, "conn-b", "orders", 1, null, 5);
+            commit(c, "conn-b", "orders", 1, 5L, 9);
+            Sql.expectSqlState("40001", () -> commit(c, "conn-b", "orders", 1, 5L, 12));
+            Sql.expectSqlState("40001", () -> commit(c, "conn-b", "orders", 1, null, 12));
+        }
+        assertEquals(9L, stored("conn-b", 1).get("next_offset"));
+    }
+
+    @Test
+    void twoTasksRacingTheFirstWriteOfAPartition_oneWinsTheOtherIsRefused() throws Exception {
+        try (Connection a = sql.connect(); Connection b = sql.connect()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            commit(a, "conn-c", "orders", 2, null, 100);
+            // b's first write waits on a's uncommitted row ...
+            CompletableFuture<Throwable> racing = CompletableFuture.supplyAsync(() -> {
+                try {
+                    commit(b, "conn-c", "orders", 2, null, 50);
+                    b.commit();
+                    return null;
+                } catch (SQLException e) {
+                    return e;
+                }
+            });
+            assertTrue(Sql.await(java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(20),
+                    () -> sql.oneLong("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                            + " and query like '%sink_commit_offsets%'") > 0), "second writer never waited");
+            a.commit();
+            // ... and is refused once a's write is visible, instead of overwriting it.
+            Throwable failure = racing.get(10, TimeUnit.SECONDS);
+            assertTrue(failure instanceof SQLException, "second writer was not refused");
+            assertEquals("40001", ((SQLException) failure).getSQLState());
+            b.rollback();
+        }
+        assertEquals(100L, stored("conn-c", 2).get("next_offset"));
+    }
+
+    @Test
+    void eachTopicPartitionOncePerCall() {
+        Sql.expectSqlState("22023", () -> sql.exec(
+                "select pgque.sink_commit_offsets('conn-d', array['t','t'], array[0,0], array[null,null]::bigint[], array[1,2])"));
+    }
+}

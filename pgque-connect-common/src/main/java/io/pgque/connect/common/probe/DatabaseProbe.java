@@ -1,0 +1,144 @@
+package io.pgque.connect.common.probe;
+
+import io.pgque.connect.common.config.ConnectionSettings;
+import org.postgresql.Driver;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * One short-lived connection for a connector's {@code validate()}: can we log in, is the engine
+ * there, may this role do what the connector will do. Every blocking step is bounded by the
+ * connection timeout, so a validation request never hangs on an unreachable or stuck server.
+ *
+ * <p>Not a pool on purpose: validation runs once per REST call, and a pool would keep
+ * connecting in the background after the answer was sent.
+ */
+public final class DatabaseProbe implements AutoCloseable {
+
+    private final Connection connection;
+
+    private DatabaseProbe(Connection connection) {
+        this.connection = connection;
+    }
+
+    /**
+     * Logs in with {@code settings}.
+     *
+     * @throws SQLException when the server cannot be reached or refuses the login; its message
+     *         comes from the driver and never contains the password (see {@link #describe})
+     */
+    public static DatabaseProbe open(ConnectionSettings settings, String applicationName) throws SQLException {
+        Properties props = settings.tlsDriverProperties();
+        if (!settings.user().isEmpty()) {
+            props.setProperty("user", settings.user());
+        }
+        if (settings.password() != null) {
+            props.setProperty("password", settings.password().value());
+        }
+        String seconds = Long.toString((settings.timeoutMs() + 999) / 1000);
+        props.setProperty("ApplicationName", applicationName);
+        props.setProperty("connectTimeout", seconds);
+        props.setProperty("loginTimeout", seconds);
+        props.setProperty("socketTimeout", seconds);
+        // The driver class directly, not DriverManager: inside Connect's plugin class loader
+        // DriverManager may not see a driver that only the plugin's jars contain.
+        Connection connection = new Driver().connect(settings.url(), props);
+        if (connection == null) {
+            throw new SQLException("the PostgreSQL driver does not accept the URL " + settings.url(), "08001");
+        }
+        return new DatabaseProbe(connection);
+    }
+
+    /**
+     * Why {@code e} happened, in words fit for an error message: the driver's message with the
+     * password (and TLS key password) replaced, should a driver or server ever echo it.
+     */
+    public static String describe(SQLException e, ConnectionSettings settings) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        message = mask(message, settings.password() == null ? null : settings.password().value());
+        String keyPassword = settings.tlsDriverProperties().getProperty("sslpassword");
+        return mask(message, keyPassword);
+    }
+
+    private static String mask(String text, String secret) {
+        return secret == null || secret.isEmpty() ? text : text.replace(secret, "[hidden]");
+    }
+
+    /** The role the probe logged in as. */
+    public String currentUser() throws SQLException {
+        return text("select current_user");
+    }
+
+    /** The database the probe is connected to. */
+    public String currentDatabase() throws SQLException {
+        return text("select current_database()");
+    }
+
+    /** Whether the engine is installed; needs no privilege on its schema. */
+    public boolean engineInstalled() throws SQLException {
+        // From the catalog: to_regprocedure would fail for a role without USAGE on the schema.
+        return bool("select exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+                + " where n.nspname = 'pgque' and p.proname = 'version')");
+    }
+
+    /**
+     * Whether the current role may call the function with this exact signature, e.g.
+     * {@code pgque.create_queue(text)}: it exists, the role may execute it and may use its
+     * schema. False when no such function exists.
+     */
+    public boolean canExecute(String signature) throws SQLException {
+        int dot = signature.indexOf('.');
+        if (dot <= 0) {
+            throw new IllegalArgumentException("a schema-qualified signature is needed: " + signature);
+        }
+        // The schema first: resolving a name in a schema the role may not use is an error, not NULL.
+        if (!bool("select coalesce((select has_schema_privilege(current_user, oid, 'USAGE') from pg_namespace"
+                + " where nspname = ?), false)", signature.substring(0, dot))) {
+            return false;
+        }
+        return bool("select to_regprocedure(?) is not null"
+                + " and has_function_privilege(current_user, to_regprocedure(?), 'EXECUTE')", signature, signature);
+    }
+
+    /** Whether the current role may create schemas in this database (what installing needs first). */
+    public boolean canCreateSchema() throws SQLException {
+        return bool("select has_database_privilege(current_user, current_database(), 'CREATE')");
+    }
+
+    /** Whether the queue exists; needs {@code pgque.get_queue_info(text)}, which writers and readers have. */
+    public boolean queueExists(String queue) throws SQLException {
+        return bool("select exists (select 1 from pgque.get_queue_info(?))", queue);
+    }
+
+    private boolean bool(String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    private String text(String sql) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // nothing was written; the server drops the session either way
+        }
+    }
+}

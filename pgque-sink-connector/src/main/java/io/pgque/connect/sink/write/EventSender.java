@@ -1,0 +1,51 @@
+package io.pgque.connect.sink.write;
+
+import io.pgque.client.Event;
+import io.pgque.client.IdempotentEvent;
+import io.pgque.client.PgQue;
+import io.pgque.connect.sink.convert.EventDraft;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Sends one chunk to its queue in one statement, on the caller's connection and inside the
+ * caller's transaction: {@code pgque.send_events}, or {@code pgque.send_idem_events} when dedup
+ * is on. Never one statement per record.
+ */
+public final class EventSender {
+
+    private final Duration dedupTtl;
+
+    /** {@code dedupTtl} null: plain sends; else idempotent sends with that window. */
+    public EventSender(Duration dedupTtl) {
+        this.dedupTtl = dedupTtl;
+    }
+
+    /**
+     * @throws io.pgque.client.PgQueException when the database refuses; the caller's
+     *         transaction (or savepoint) must then be rolled back
+     */
+    public void send(Connection connection, QueueBatches.Chunk chunk) {
+        PgQue tx = PgQue.using(connection);
+        if (dedupTtl == null) {
+            List<Event> events = new ArrayList<>(chunk.events().size());
+            for (PendingEvent pending : chunk.events()) {
+                events.add(event(pending.draft()));
+            }
+            tx.producer().sendBatch(chunk.queue(), events);
+        } else {
+            List<IdempotentEvent> events = new ArrayList<>(chunk.events().size());
+            for (PendingEvent pending : chunk.events()) {
+                events.add(IdempotentEvent.of(pending.draft().dedupKey(), event(pending.draft())));
+            }
+            tx.producer().sendIdemBatch(chunk.queue(), events, dedupTtl);
+        }
+    }
+
+    private static Event event(EventDraft draft) {
+        return new Event(draft.type(), draft.payload(), draft.partitionKey(), null, draft.extra3(), draft.extra4());
+    }
+}

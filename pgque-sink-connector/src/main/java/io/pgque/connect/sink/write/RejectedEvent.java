@@ -1,0 +1,5 @@
+package io.pgque.connect.sink.write;
+
+/** An event the database refused because of its own content, and the database's reason. */
+public record RejectedEvent(PendingEvent event, String reason) {
+}

@@ -1,0 +1,69 @@
+package io.pgque.connect.sink;
+
+import io.pgque.client.Message;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Records for the failure tests: {@code keys} keys in turn, each with its own sequence number,
+ * as "key-3:17". Remembers what it sent, and checks the at-least-once promise on what arrived:
+ * everything is there, and for each key the first delivery of each record follows its sequence
+ * (a replay may repeat a suffix, never reorder what is new).
+ */
+final class KeyedStream {
+
+    private final SinkCluster cluster;
+    private final String topic;
+    private final int keys;
+    private final Map<String, Integer> nextSeq = new HashMap<>();
+    private final Set<String> sent = new LinkedHashSet<>();
+    private int next;
+
+    KeyedStream(SinkCluster cluster, String topic, int keys) {
+        this.cluster = cluster;
+        this.topic = topic;
+        this.keys = keys;
+    }
+
+    /** Sends {@code count} more records and waits until Kafka has them all. */
+    void send(int count) {
+        for (int i = 0; i < count; i++) {
+            String key = "key-" + (next++ % keys);
+            int seq = nextSeq.merge(key, 1, Integer::sum) - 1;
+            String payload = key + ":" + seq;
+            cluster.send(topic, key, payload);
+            sent.add(payload);
+        }
+        cluster.flush();
+    }
+
+    Set<String> sent() {
+        return Set.copyOf(sent);
+    }
+
+    void assertFirstDeliveriesInOrder(List<Message> delivered) {
+        Set<String> seen = new HashSet<>();
+        Map<String, List<Integer>> firstSeqs = new HashMap<>();
+        for (Message m : delivered) {
+            if (seen.add(m.payload())) {
+                String[] parts = m.payload().split(":");
+                assertEquals(parts[0], m.partitionKey(), "the record key is the partition key");
+                firstSeqs.computeIfAbsent(parts[0], k -> new ArrayList<>()).add(Integer.parseInt(parts[1]));
+            }
+        }
+        assertEquals(sent, seen, "every record arrived");
+        firstSeqs.forEach((key, seqs) -> {
+            for (int i = 0; i < seqs.size(); i++) {
+                assertEquals(i, seqs.get(i), "first deliveries of " + key + " in offset order: " + seqs);
+            }
+        });
+    }
+}
