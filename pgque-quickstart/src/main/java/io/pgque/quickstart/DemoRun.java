@@ -14,6 +14,7 @@ import io.pgque.quickstart.report.Progress;
 import io.pgque.quickstart.report.Report;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -60,7 +61,7 @@ final class DemoRun implements AutoCloseable {
                 new LifecycleGenerator(run, tenants, SEED), events, rate);
     }
 
-    Report run() throws InterruptedException, TimeoutException {
+    Report run() throws InterruptedException {
         consumer.start(Duration.ofSeconds(30));
         long sinkBaseline = committedBySink();
         long start = System.nanoTime();
@@ -116,7 +117,7 @@ final class DemoRun implements AutoCloseable {
         long inQueue = committedBySink();
         List<SlotLag> slots = slotsOrEmpty();
         long pending = slots.isEmpty() ? -1 : slots.stream().mapToLong(SlotLag::pendingEvents).max().orElse(0);
-        Duration maxLag = slots.stream().map(SlotLag::lag).filter(l -> l != null).max(Duration::compareTo).orElse(null);
+        Duration maxLag = slots.stream().map(SlotLag::lag).filter(Objects::nonNull).max(Duration::compareTo).orElse(null);
         return new Progress(Duration.ofNanos(System.nanoTime() - start), producer.acked(),
                 inQueue < 0 ? -1 : inQueue - sinkBaseline, verifier.snapshot().delivered(), pending, maxLag);
     }
