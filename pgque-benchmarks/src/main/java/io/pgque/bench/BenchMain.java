@@ -14,7 +14,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: BenchMain engine|slots [--jdbc-url=jdbc:postgresql://...]");
+            System.err.println("usage: BenchMain engine|slots|source [--jdbc-url=jdbc:postgresql://...]");
             System.exit(2);
         }
         String jdbcUrl = Arrays.stream(args).filter(a -> a.startsWith("--jdbc-url="))
@@ -23,8 +23,9 @@ public final class BenchMain {
             switch (args[0]) {
                 case "engine" -> new EngineBenchmark(server).run();
                 case "slots" -> new SlotBenchmark(server).run();
+                case "source" -> new SourceBenchmark(server).run();
                 default -> {
-                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots)");
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, source)");
                     System.exit(2);
                 }
             }
