@@ -5,6 +5,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
@@ -33,7 +34,11 @@ final class ConnectFixture implements AutoCloseable {
     final QueueFixture pg;
 
     ConnectFixture(String name, int workers, Map<String, String> extraWorkerProps) {
-        this.pg = new QueueFixture(name.replace('-', '_'));
+        this(new QueueFixture(name.replace('-', '_')), name, workers, extraWorkerProps);
+    }
+
+    ConnectFixture(QueueFixture pg, String name, int workers, Map<String, String> extraWorkerProps) {
+        this.pg = pg;
         Map<String, String> worker = new HashMap<>(extraWorkerProps);
         worker.put("plugin.discovery", "service_load");
         worker.put("offset.flush.interval.ms", "1000");
@@ -139,6 +144,32 @@ final class ConnectFixture implements AutoCloseable {
             assertEquals(perKey, next, "key " + entry.getKey() + " complete");
         }
         System.out.println("per-key order held for " + keys + " keys; " + duplicates + " replayed duplicates");
+    }
+
+    /**
+     * Per key, no event is ever followed by one more than one step ahead of it: a duplicate
+     * starts a replay that walks forward again one event at a time, so duplicates come only as a
+     * replayed suffix of what was delivered, never as a stray old event among new ones.
+     */
+    void assertReplaysAreSuffixes(Map<String, List<Integer>> byKey) {
+        for (Map.Entry<String, List<Integer>> entry : byKey.entrySet()) {
+            List<Integer> seqs = entry.getValue();
+            for (int i = 1; i < seqs.size(); i++) {
+                if (seqs.get(i) > seqs.get(i - 1) + 1) {
+                    throw new AssertionError("key " + entry.getKey() + ": " + seqs.get(i) + " follows "
+                            + seqs.get(i - 1) + " at position " + i + " (" + seqs + ")");
+                }
+            }
+        }
+    }
+
+    /** How many records the topic holds, duplicates included. */
+    long recordCount(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(Map.of())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            return consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+        }
     }
 
 }
