@@ -2,6 +2,7 @@ package io.pgque.quickstart;
 
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The command line, parsed. Every flag has a default, so the bare command runs the whole demo.
@@ -13,7 +14,8 @@ import java.util.Optional;
  * @param bootstrapServers an existing Kafka cluster to use instead of the embedded broker
  * @param events           demo events to send
  * @param tenants          distinct keys the events are spread over
- * @param slots            N, the source's fixed slot count (and its task count)
+ * @param slots            N, the source's fixed slot count (and its task count); empty: as in
+ *                         {@code config/pgque-source.json}
  * @param rate             events per second the producer aims for; 0 sends as fast as it can
  * @param restPort         port of the Connect worker's REST API; 0 picks a free one
  * @param dataDir          where Kafka, PostgreSQL and the worker keep their data between runs
@@ -21,7 +23,7 @@ import java.util.Optional;
  *                         working directory for {@code config/}
  */
 public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String dbUser, String dbPassword,
-                                Optional<String> bootstrapServers, int events, int tenants, int slots,
+                                Optional<String> bootstrapServers, int events, int tenants, OptionalInt slots,
                                 int rate, int restPort, Path dataDir, Optional<Path> configDir) {
 
     public static final String USAGE = String.join("\n",
@@ -29,7 +31,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             "  --once                    print the report and exit (default: keep running until Ctrl-C)",
             "  --events=N                demo events to send (default 20000)",
             "  --tenants=N               tenants (record keys) to spread them over (default 200)",
-            "  --slots=N                 slots of the source's consumer, one task each (default 4)",
+            "  --slots=N                 slots of the source's consumer, one task each (default: pgque.slots of the source file, 4)",
             "  --rate=N                  events per second to aim for, 0 = unthrottled (default 5000)",
             "  --rest-port=N             Connect REST port, 0 = any free port (default 8083)",
             "  --data-dir=PATH           persistent data of Kafka, PostgreSQL, Connect (default target/quickstart-data)",
@@ -76,7 +78,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
         String bootstrapServers;
         int events = 20_000;
         int tenants = 200;
-        int slots = 4;
+        Integer slots;
         int rate = 5_000;
         int restPort = 8083;
         Path dataDir = Path.of("target", "quickstart-data");
@@ -107,7 +109,8 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
                 throw new UsageException("--jdbc-url must look like jdbc:postgresql://host:port/database");
             }
             return new QuickstartOptions(once, Optional.ofNullable(jdbcUrl), dbUser, dbPassword,
-                    Optional.ofNullable(bootstrapServers), events, tenants, slots, rate, restPort,
+                    Optional.ofNullable(bootstrapServers), events, tenants,
+                    slots == null ? OptionalInt.empty() : OptionalInt.of(slots), rate, restPort,
                     dataDir, Optional.ofNullable(configDir));
         }
 

@@ -40,8 +40,6 @@ final class QuickstartRun implements AutoCloseable {
 
     static final String SINK_CLASS = "io.pgque.connect.sink.PgQueSinkConnector";
     static final String SOURCE_CLASS = "io.pgque.connect.source.PgQueSourceConnector";
-    static final String INPUT_TOPIC = "file-events";
-    static final String OUTPUT_TOPIC = "file-events-out";
     static final int INPUT_PARTITIONS = 4;
     /** Generous for a first run on a busy 2-core machine; normal starts take seconds. */
     private static final Duration STARTUP_LIMIT = Duration.ofSeconds(120);
@@ -158,13 +156,16 @@ final class QuickstartRun implements AutoCloseable {
                 "PGQUE_DB_ADDRESS", database.address(),
                 "PGQUE_DB_USER", database.user(),
                 "PGQUE_DB_PASSWORD", database.password(),
-                "KAFKA_BOOTSTRAP_SERVERS", bootstrapServers,
-                "INPUT_TOPIC", INPUT_TOPIC,
-                "OUTPUT_TOPIC", OUTPUT_TOPIC,
-                "PGQUE_SLOTS", Integer.toString(options.slots())));
+                "KAFKA_BOOTSTRAP_SERVERS", bootstrapServers));
+        ConnectorDefinition source = ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SOURCE_FILE), placeholders);
+        if (options.slots().isPresent()) {
+            // one task per slot, as in the file: the flag changes N without unbalancing the tasks
+            String slots = Integer.toString(options.slots().getAsInt());
+            source = source.with("pgque.slots", slots).with("tasks.max", slots);
+            LOG.info("--slots={} replaces pgque.slots and tasks.max of {}", slots, ConfigDirectory.SOURCE_FILE);
+        }
         Connectors c = new Connectors(
-                ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SINK_FILE), placeholders),
-                ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SOURCE_FILE), placeholders));
+                ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SINK_FILE), placeholders), source);
         String sourceQueue = c.source().require("pgque.queue");
         if (!c.queue().equals(sourceQueue)) {
             throw new IllegalStateException("the sink writes queue '" + c.queue() + "' but the source reads '"

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgque.quickstart.QuickstartOptions.UsageException;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 class QuickstartOptionsTest {
@@ -18,7 +19,7 @@ class QuickstartOptionsTest {
         assertFalse(o.once());
         assertEquals(20_000, o.events());
         assertEquals(200, o.tenants());
-        assertEquals(4, o.slots());
+        assertEquals(OptionalInt.empty(), o.slots(), "the source file decides");
         assertEquals(8083, o.restPort());
         assertEquals(Path.of("target", "quickstart-data"), o.dataDir());
         assertEquals(Optional.empty(), o.jdbcUrl());
@@ -35,7 +36,7 @@ class QuickstartOptionsTest {
         assertTrue(o.once());
         assertEquals(2000, o.events());
         assertEquals(10, o.tenants());
-        assertEquals(8, o.slots());
+        assertEquals(OptionalInt.of(8), o.slots());
         assertEquals(0, o.rate());
         assertEquals(0, o.restPort());
         assertEquals(Path.of("/tmp/x"), o.dataDir());

@@ -1,5 +1,6 @@
 package io.pgque.quickstart.connect;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -27,6 +28,13 @@ public record ConnectorDefinition(String name, Map<String, String> config) {
     public String get(String key, String fallback) {
         String value = config.get(key);
         return value == null || value.isBlank() ? fallback : value;
+    }
+
+    /** A copy with {@code key} set to {@code value}: how a command-line flag overrides the file. */
+    public ConnectorDefinition with(String key, String value) {
+        Map<String, String> changed = new HashMap<>(config);
+        changed.put(key, value);
+        return new ConnectorDefinition(name, changed);
     }
 
     /** Never prints the config: it holds the database password. */

@@ -19,10 +19,7 @@ class ConnectorConfigFileTest {
             "PGQUE_DB_ADDRESS", "localhost:1/postgres",
             "PGQUE_DB_USER", "postgres",
             "PGQUE_DB_PASSWORD", "",
-            "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092",
-            "INPUT_TOPIC", "in",
-            "OUTPUT_TOPIC", "out",
-            "PGQUE_SLOTS", "4"));
+            "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"));
 
     /** The key names every user, doc and test relies on (CONNECTORS.md, "Configuration contract"). */
     private static final Set<String> CONTRACT_KEYS = Set.of("connection.url", "connection.user",
@@ -62,7 +59,7 @@ class ConnectorConfigFileTest {
     void theRepositorysSinkFileUsesContractKeysAndKnownPlaceholders() throws IOException {
         ConnectorDefinition sink = ConnectorConfigFile.read(configDir().resolve(ConfigDirectory.SINK_FILE), VALUES);
         assertEquals("io.pgque.connect.sink.PgQueSinkConnector", sink.require("connector.class"));
-        assertEquals("in", sink.require("topics"));
+        assertEquals("file-events", sink.require("topics"));
         assertEquals("jdbc:postgresql://localhost:1/postgres", sink.require("connection.url"));
         assertPgqueKeysAreInTheContract(sink, Set.of());
     }
@@ -71,10 +68,19 @@ class ConnectorConfigFileTest {
     void theRepositorysSourceFileUsesContractKeysAndKnownPlaceholders() throws IOException {
         ConnectorDefinition source = ConnectorConfigFile.read(configDir().resolve(ConfigDirectory.SOURCE_FILE), VALUES);
         assertEquals("io.pgque.connect.source.PgQueSourceConnector", source.require("connector.class"));
-        assertEquals("out", source.require("topic"));
+        assertEquals("file-events-out", source.require("topic"));
         assertEquals("jdbc:postgresql://localhost:1/postgres", source.require("connection.url"));
         assertEquals("4", source.require("pgque.slots"));
         assertPgqueKeysAreInTheContract(source, Set.of());
+    }
+
+    @Test
+    void aFlagOverridesAFileValueWithoutTouchingTheRest() throws IOException {
+        ConnectorDefinition source = ConnectorConfigFile.read(configDir().resolve(ConfigDirectory.SOURCE_FILE), VALUES);
+        ConnectorDefinition eight = source.with("pgque.slots", "8");
+        assertEquals("8", eight.require("pgque.slots"));
+        assertEquals("4", source.require("pgque.slots"), "the original is unchanged");
+        assertEquals(source.require("pgque.queue"), eight.require("pgque.queue"));
     }
 
     @Test
