@@ -1,0 +1,15 @@
+package io.pgque.quickstart.demo;
+
+import java.time.Instant;
+
+/** Wall-clock microseconds: what the producer stamps into an event and the consumer compares with. */
+public final class Clock {
+
+    private Clock() {
+    }
+
+    public static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+}

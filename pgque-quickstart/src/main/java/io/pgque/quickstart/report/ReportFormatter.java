@@ -1,0 +1,35 @@
+package io.pgque.quickstart.report;
+
+import io.pgque.quickstart.postgres.SlotLag;
+
+/** Renders a {@link Report} as the small tables the quickstart prints at the end of a run. */
+public final class ReportFormatter {
+
+    private ReportFormatter() {
+    }
+
+    public static String format(Report r) {
+        TextTable summary = new TextTable("measure", "value", "")
+                .alignRight(1)
+                .row("events in (acked on the input topic)", Numbers.count(r.eventsIn()), "of " + Numbers.count(r.eventsPlanned()))
+                .row("events out (distinct, output topic)", Numbers.count(r.eventsOut()),
+                        r.allArrived() ? "all arrived" : "MISSING " + Numbers.count(r.eventsPlanned() - r.eventsOut()))
+                .row("duplicates", Numbers.count(r.duplicates()), r.duplicates() == 0 ? "" : "replays after a failure (at-least-once)")
+                .row("throughput", Numbers.rate(r.throughput()), "over " + Numbers.seconds(r.duration()))
+                .row("end-to-end latency p50", Numbers.millis(r.latencyP50Micros()), "send -> read from the output topic")
+                .row("end-to-end latency p99", Numbers.millis(r.latencyP99Micros()), "")
+                .row("per-key order", r.orderHeld() ? "held" : "BROKEN",
+                        Numbers.count(r.outOfOrder()) + " out of order across " + Numbers.count(r.tenants()) + " tenants");
+
+        TextTable slots = new TextTable("slot", "lease owner", "epoch", "pending", "lag").alignRight(0, 2, 3, 4);
+        for (SlotLag s : r.slots()) {
+            slots.row(s.slot(), s.owner() == null ? "(none)" : s.owner(), s.epoch(), Numbers.count(s.pendingEvents()),
+                    Numbers.seconds(s.lag()));
+        }
+
+        return "\n=== PgQue quickstart report: " + (r.ok() ? "OK" : "FAILED") + " ===\n"
+                + summary.render("  ")
+                + "\n  per-slot lag of the source's consumer (pending: events not yet read by the slot; lag: age of its last finished tick)\n"
+                + slots.render("  ");
+    }
+}

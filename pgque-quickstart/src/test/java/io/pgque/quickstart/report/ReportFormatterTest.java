@@ -1,0 +1,41 @@
+package io.pgque.quickstart.report;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgque.quickstart.postgres.SlotLag;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReportFormatterTest {
+
+    @Test
+    void aGoodRunSaysAllArrivedAndOrderHeld() {
+        Report r = new Report(20_000, 20_000, 20_000, 0, 0, 200, Duration.ofMillis(4_000), 92_345, 310_500,
+                List.of(new SlotLag(0, "pgque-source-0-abc", 1, 0, Duration.ofMillis(400)),
+                        new SlotLag(1, null, 2, 12, null)));
+        String text = ReportFormatter.format(r);
+        assertTrue(text.contains("report: OK"), text);
+        assertTrue(text.contains("20,000") && text.contains("all arrived"), text);
+        assertTrue(text.contains("5,000/s"), "throughput: " + text);
+        assertTrue(text.contains("92.3 ms") && text.contains("310.5 ms"), "latencies: " + text);
+        assertTrue(text.contains("held") && text.contains("0 out of order across 200 tenants"), text);
+        assertTrue(text.contains("pgque-source-0-abc") && text.contains("(none)") && text.contains("0.4 s"), text);
+    }
+
+    @Test
+    void aBadRunSaysWhatWentWrong() {
+        Report r = new Report(100, 100, 97, 3, 2, 10, Duration.ofSeconds(1), 1_000, 2_000, List.of());
+        String text = ReportFormatter.format(r);
+        assertTrue(text.contains("report: FAILED"), text);
+        assertTrue(text.contains("MISSING 3"), text);
+        assertTrue(text.contains("BROKEN"), text);
+        assertTrue(text.contains("replays after a failure"), text);
+    }
+
+    @Test
+    void progressLineShowsUnknownsAsQuestionMarks() {
+        String line = new Progress(Duration.ofSeconds(4), 8_000, -1, 7_500, -1, null).line();
+        assertTrue(line.contains("sent 8,000") && line.contains("in queue ?") && line.contains("out 7,500"), line);
+    }
+}
