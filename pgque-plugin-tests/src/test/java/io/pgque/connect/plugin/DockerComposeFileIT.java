@@ -130,7 +130,7 @@ class DockerComposeFileIT {
             assertFalse(connector.path("name").asText().isBlank(), file + " names its connector");
             // setup.sh replaces connection.* with the stack's own; every other ${UPPER_CASE}
             // placeholder needs a value from the environment.
-            connector.path("config").fields().forEachRemaining(entry -> {
+            connector.path("config").properties().forEach(entry -> {
                 if (entry.getKey().startsWith("connection.")) {
                     return;
                 }
