@@ -14,8 +14,14 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: BenchMain engine|slots|sink [--jdbc-url=jdbc:postgresql://...]");
+            System.err.println("usage: BenchMain engine|slots|sink|source|chart [--jdbc-url=jdbc:postgresql://...]");
             System.exit(2);
+        }
+        if (args[0].equals("chart")) {
+            // Needs no server: renders the figures already in docs/benchmarks.md.
+            BenchmarkChart.render(java.nio.file.Path.of(args.length > 1 ? args[1] : "../docs/benchmarks.md"),
+                    java.nio.file.Path.of(args.length > 2 ? args[2] : "../docs/benchmarks.png"));
+            return;
         }
         String jdbcUrl = Arrays.stream(args).filter(a -> a.startsWith("--jdbc-url="))
                 .map(a -> a.substring("--jdbc-url=".length())).findFirst().orElse(null);
@@ -24,8 +30,9 @@ public final class BenchMain {
                 case "engine" -> new EngineBenchmark(server).run();
                 case "slots" -> new SlotBenchmark(server).run();
                 case "sink" -> new SinkBenchmark(server).run();
+                case "source" -> new SourceBenchmark(server).run();
                 default -> {
-                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink)");
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, chart)");
                     System.exit(2);
                 }
             }

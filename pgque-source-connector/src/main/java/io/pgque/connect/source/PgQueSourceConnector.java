@@ -15,6 +15,8 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 
 import java.time.Duration;
@@ -71,6 +73,23 @@ public class PgQueSourceConnector extends SourceConnector {
     @Override
     public void stop() {
         // Nothing runs in the connector between start and stop; the tasks hold the leases.
+    }
+
+    /**
+     * Supported when the configuration asks for it: every batch then goes into Kafka with its
+     * source offset in one transaction, and a batch found in Kafka after a restart is acked
+     * without being sent again.
+     */
+    @Override
+    public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
+        return SourceConfig.requestsExactlyOnce(connectorConfig)
+                ? ExactlyOnceSupport.SUPPORTED : ExactlyOnceSupport.UNSUPPORTED;
+    }
+
+    /** Always: with {@code transaction.boundary=connector} each task ends a transaction after every whole batch. */
+    @Override
+    public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> connectorConfig) {
+        return ConnectorTransactionBoundaries.SUPPORTED;
     }
 
     /**

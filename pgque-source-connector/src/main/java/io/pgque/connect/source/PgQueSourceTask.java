@@ -3,12 +3,16 @@ package io.pgque.connect.source;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.PgQue;
 import io.pgque.client.SlotConsumer;
+import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.metrics.SourceMetrics;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
@@ -68,8 +72,16 @@ public class PgQueSourceTask extends SourceTask {
         PgQue pgque = PgQue.using(dataSource);
         SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), config.slots(), workerId);
         metrics = new SourceMetrics(pluginMetrics(), slots);
+        boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
+        DeliveredPositions positions = exactlyOnce
+                ? new OffsetStorePositions(context.offsetStorageReader(), config.queue(), config.consumer())
+                : DeliveredPositions.NONE;
+        // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
+        // the worker then commits only where the task says, so the task must say it for every batch.
+        BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
         poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
-                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics);
+                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
+                boundary);
         if (TaskKeys.runsTicker(props)) {
             ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
                     config.maintInterval(), config.retryInterval());
@@ -77,9 +89,9 @@ public class PgQueSourceTask extends SourceTask {
         monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), config.slots(),
                 new HashSet<>(slots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
                 config.metricsLogInterval());
-        log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}{}",
+        log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
                 task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
-                ticker != null ? ", and runs the ticker" : "");
+                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
     }
 
     private static RecordFactory records(SourceConfig config) {

@@ -5,6 +5,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,14 +35,24 @@ final class ConnectFixture implements AutoCloseable {
     final QueueFixture pg;
 
     ConnectFixture(String name, int workers, Map<String, String> extraWorkerProps) {
-        this.pg = new QueueFixture(name.replace('-', '_'));
+        this(new QueueFixture(name.replace('-', '_')), name, workers, extraWorkerProps);
+    }
+
+    ConnectFixture(QueueFixture pg, String name, int workers, Map<String, String> extraWorkerProps) {
+        this.pg = pg;
         Map<String, String> worker = new HashMap<>(extraWorkerProps);
         worker.put("plugin.discovery", "service_load");
         worker.put("offset.flush.interval.ms", "1000");
+        // A single broker must be able to hold the transaction log, or transactional producers
+        // (exactly-once source tasks) cannot start.
+        Properties broker = new Properties();
+        broker.put("transaction.state.log.replication.factor", "1");
+        broker.put("transaction.state.log.min.isr", "1");
         this.connect = new EmbeddedConnectCluster.Builder()
                 .name(name)
                 .numWorkers(workers)
                 .numBrokers(1)
+                .brokerProps(broker)
                 .workerProps(worker)
                 .build();
         connect.start();
@@ -139,6 +151,91 @@ final class ConnectFixture implements AutoCloseable {
             assertEquals(perKey, next, "key " + entry.getKey() + " complete");
         }
         System.out.println("per-key order held for " + keys + " keys; " + duplicates + " replayed duplicates");
+    }
+
+    /**
+     * Per key, no event is ever followed by one more than one step ahead of it: a duplicate
+     * starts a replay that walks forward again one event at a time, so duplicates come only as a
+     * replayed suffix of what was delivered, never as a stray old event among new ones.
+     */
+    void assertReplaysAreSuffixes(Map<String, List<Integer>> byKey) {
+        for (Map.Entry<String, List<Integer>> entry : byKey.entrySet()) {
+            List<Integer> seqs = entry.getValue();
+            for (int i = 1; i < seqs.size(); i++) {
+                if (seqs.get(i) > seqs.get(i - 1) + 1) {
+                    throw new AssertionError("key " + entry.getKey() + ": " + seqs.get(i) + " follows "
+                            + seqs.get(i - 1) + " at position " + i + " (" + seqs + ")");
+                }
+            }
+        }
+    }
+
+    /**
+     * Every committed record of the topic, read to the end as a {@code read_committed} consumer
+     * sees it (records of aborted transactions never show); per key, the sequence numbers in
+     * partition order. Call it once nothing more is being written.
+     */
+    Map<String, List<Integer>> readAllCommitted(String topic) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, List<Integer>> byKey = new HashMap<>();
+        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(props)) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            // For read_committed, the end offsets are the last stable offsets.
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("could not read " + topic + " to its end within "
+                            + DELIVERY_TIMEOUT.toSeconds() + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    String key = new String(record.key(), StandardCharsets.UTF_8);
+                    String value = new String(record.value(), StandardCharsets.UTF_8);
+                    byKey.computeIfAbsent(key, k -> new ArrayList<>())
+                            .add(Integer.parseInt(value.substring(value.lastIndexOf(':') + 1)));
+                }
+            }
+        }
+        return byKey;
+    }
+
+    /** Per key, each of {@code 0..perKey-1} exactly once, in order: no loss, no duplicate, no reordering. */
+    void assertExactlyOnceInOrder(Map<String, List<Integer>> byKey, int keys, int perKey) {
+        assertEquals(keys, byKey.size(), "every key arrived");
+        List<Integer> expected = new ArrayList<>();
+        for (int seq = 0; seq < perKey; seq++) {
+            expected.add(seq);
+        }
+        for (Map.Entry<String, List<Integer>> entry : byKey.entrySet()) {
+            assertEquals(expected, entry.getValue(), "key " + entry.getKey());
+        }
+    }
+
+    /** Waits until every slot of the consumer has acked up to the end of the queue. */
+    void awaitSlotsCaughtUp(String queue, String consumer, int slots) throws InterruptedException {
+        QueueFixture.await("every slot of " + consumer + " acked up to the end", DELIVERY_TIMEOUT, () -> {
+            for (int slot = 0; slot < slots; slot++) {
+                if (pg.pendingEvents(queue, consumer, slot) != 0) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    /** How many records the topic holds, duplicates included. */
+    long recordCount(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(Map.of())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            consumer.assign(partitions);
+            return consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+        }
     }
 
 }

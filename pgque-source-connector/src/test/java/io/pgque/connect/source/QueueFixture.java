@@ -17,18 +17,34 @@ import java.util.function.BooleanSupplier;
 /** A test database with the engine installed, and the few things tests do to it. */
 final class QueueFixture {
 
+    /** The database on the shared server, or null for a server the test runs itself. */
     final EmbeddedPg.TestDatabase db;
     final DataSource ds;
     final PgQue pgque;
+    private final String jdbcUrl;
 
+    /** A fresh database on the JVM's shared server. */
     QueueFixture(String prefix) {
-        this.db = EmbeddedPg.newDatabase(prefix).installEngine();
+        this(EmbeddedPg.newDatabase(prefix).installEngine());
+    }
+
+    private QueueFixture(EmbeddedPg.TestDatabase db) {
+        this.db = db;
         this.ds = db.superuser();
         this.pgque = PgQue.using(ds);
+        this.jdbcUrl = db.jdbcUrl();
+    }
+
+    /** A database the test manages itself (already holding the engine), e.g. one it restarts. */
+    QueueFixture(DataSource ds, String jdbcUrl) {
+        this.db = null;
+        this.ds = ds;
+        this.pgque = PgQue.using(ds);
+        this.jdbcUrl = jdbcUrl;
     }
 
     String jdbcUrl() {
-        return db.jdbcUrl();
+        return jdbcUrl;
     }
 
     void createQueue(String queue) {

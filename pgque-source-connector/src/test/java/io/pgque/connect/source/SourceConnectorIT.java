@@ -110,7 +110,7 @@ class SourceConnectorIT {
         connect.deleteConnector("sparse-src");
     }
 
-    /** (c) validate() reports a pinned N, idle tasks, a missing queue and missing rights, each under its key. */
+    /** (c) validate() reports a pinned N, idle tasks, a missing queue, missing rights and unbacked exactly_once, each under its key. */
     @Test
     void validateReportsWrongSlotsIdleTasksAndUnknownQueue() {
         String queue = "pinned";
@@ -139,9 +139,12 @@ class SourceConnectorIT {
         assertError(powerless, "connection.user", "cannot consume");
         assertError(powerless, "pgque.ticker.enabled", "needs pgque_admin");
 
+        // This worker has no exactly-once support, and the connector must not pretend otherwise.
         Map<String, String> exactlyOnce = fixture.connectorConfig("pinned-src", queue, 4, 2);
         exactlyOnce.put("pgque.delivery.guarantee", "exactly_once");
-        assertError(exactlyOnce, "pgque.delivery.guarantee", "not supported");
+        assertError(exactlyOnce, "pgque.delivery.guarantee", "exactly.once.support=required");
+        exactlyOnce.put("exactly.once.support", "required");
+        assertError(exactlyOnce, "exactly.once.support", "does not have exactly-once source support enabled");
     }
 
     /** Fault: tasks.max goes from 2 to 4 while events flow; slots move to new tasks without loss or reordering. */

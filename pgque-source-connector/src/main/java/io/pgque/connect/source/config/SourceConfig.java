@@ -6,6 +6,7 @@ import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.common.template.Template;
 import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigException;
 
 import java.time.Duration;
 import java.util.Map;
@@ -40,6 +41,29 @@ public class SourceConfig extends AbstractConfig {
     public DeliveryGuarantee deliveryGuarantee() {
         return DeliveryGuarantee.CHOICE.parse(EngineConfigDef.DELIVERY_GUARANTEE,
                 getString(EngineConfigDef.DELIVERY_GUARANTEE));
+    }
+
+    /** Connect's own {@code exactly.once.support} is {@code required}: Connect refuses to run the connector without it. */
+    public boolean connectRequiresExactlyOnce() {
+        Object level = originals().get(SourceConfigDef.EXACTLY_ONCE_SUPPORT);
+        return level != null && "required".equalsIgnoreCase(level.toString().trim());
+    }
+
+    /**
+     * Whether raw connector settings ask for {@code exactly_once}; false for anything that does
+     * not parse, which validation reports on its own. For the calls Connect makes before start().
+     */
+    public static boolean requestsExactlyOnce(Map<String, String> props) {
+        String value = props.get(EngineConfigDef.DELIVERY_GUARANTEE);
+        if (value == null) {
+            return EngineConfigDef.DELIVERY_GUARANTEE_DEFAULT == DeliveryGuarantee.EXACTLY_ONCE;
+        }
+        try {
+            return DeliveryGuarantee.CHOICE.parse(EngineConfigDef.DELIVERY_GUARANTEE, value)
+                    == DeliveryGuarantee.EXACTLY_ONCE;
+        } catch (ConfigException e) {
+            return false;
+        }
     }
 
     public String queue() {

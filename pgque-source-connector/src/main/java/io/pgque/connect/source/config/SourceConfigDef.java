@@ -49,6 +49,8 @@ public final class SourceConfigDef {
     public static final String CONNECTOR_NAME = "name";
     /** Connect's own key; read by validate() to spot idle tasks. */
     public static final String TASKS_MAX = "tasks.max";
+    /** Connect's own key: {@code required} makes Connect refuse a worker without exactly-once source support. */
+    public static final String EXACTLY_ONCE_SUPPORT = "exactly.once.support";
     /** Connect's topic-creation default, used for {@link #PARTITIONS} when that is not set. */
     public static final String TOPIC_CREATION_PARTITIONS = "topic.creation.default.partitions";
 
@@ -74,7 +76,10 @@ public final class SourceConfigDef {
         ConnectionConfigDef.addTo(def);
         EngineConfigDef.addTo(def, "at_least_once: every event of a slot reaches Kafka before the slot's "
                 + "batch is acked; a failure may replay the rest of a batch (duplicates, never reordering). "
-                + "exactly_once is not supported by the source yet and is rejected.");
+                + "exactly_once: each PgQue batch goes into Kafka in one transaction together with its source "
+                + "offset, and a batch Kafka already holds is acked without being sent again; needs "
+                + "exactly.once.source.support=enabled on the workers and " + EXACTLY_ONCE_SUPPORT
+                + "=required here (transaction.boundary=connector recommended).");
         addQueueKeys(def);
         addKafkaKeys(def);
         addPollingKeys(def);

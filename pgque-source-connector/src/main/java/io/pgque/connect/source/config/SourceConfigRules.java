@@ -25,9 +25,13 @@ public final class SourceConfigRules {
      */
     public static Map<String, List<String>> check(SourceConfig config, String tasksMax) {
         Map<String, List<String>> problems = new LinkedHashMap<>();
-        if (config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE) {
+        if (config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE && !config.connectRequiresExactlyOnce()) {
+            // Without it Connect would run the connector on a worker without exactly-once support
+            // (offsets then trail the records), and exactly_once would quietly mean at-least-once.
             add(problems, EngineConfigDef.DELIVERY_GUARANTEE, EngineConfigDef.DELIVERY_GUARANTEE
-                    + "=exactly_once is not supported by the source connector yet; use at_least_once (the default)");
+                    + "=exactly_once needs Connect's exactly-once source support: set "
+                    + SourceConfigDef.EXACTLY_ONCE_SUPPORT + "=required in the connector configuration, and "
+                    + "exactly.once.source.support=enabled on every worker");
         }
         if (config.consumer().isEmpty()) {
             add(problems, SourceConfigDef.CONSUMER, SourceConfigDef.CONSUMER

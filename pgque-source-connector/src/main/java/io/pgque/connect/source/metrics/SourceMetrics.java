@@ -29,6 +29,7 @@ public final class SourceMetrics implements SlotEvents {
     private final LongAdder recordsAcked = new LongAdder();
     private final LongAdder leasesAcquired = new LongAdder();
     private final LongAdder leasesLost = new LongAdder();
+    private final LongAdder batchesSkipped = new LongAdder();
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
     private final List<MetricName> registered = new ArrayList<>();
@@ -37,6 +38,7 @@ public final class SourceMetrics implements SlotEvents {
     private final Sensor batchesSensor;
     private final Sensor acquiredSensor;
     private final Sensor lostSensor;
+    private final Sensor skippedSensor;
 
     /** @param plugin Connect's plugin metrics, or null where there are none (unit tests) */
     public SourceMetrics(PluginMetrics plugin, List<Integer> slots) {
@@ -45,7 +47,7 @@ public final class SourceMetrics implements SlotEvents {
             samples.put(slot, SlotSample.UNKNOWN);
         }
         if (plugin == null) {
-            recordsSensor = batchesSensor = acquiredSensor = lostSensor = null;
+            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = null;
             return;
         }
         recordsSensor = sensor("pgque-records");
@@ -60,6 +62,9 @@ public final class SourceMetrics implements SlotEvents {
         lostSensor = sensor("pgque-lease-lost");
         lostSensor.add(name("lease-lost-total", "Slot leases this task found taken by another worker"),
                 new CumulativeSum());
+        skippedSensor = sensor("pgque-batches-skipped");
+        skippedSensor.add(name("batches-skipped-total", "Batches found already in Kafka after a claim "
+                + "(exactly-once) and acked without being sent again"), new CumulativeSum());
         for (int slot : slots) {
             gauge("slot-pending-events", "Events waiting for the slot, as the engine estimates them", slot,
                     (config, now) -> samples.getOrDefault(slot, SlotSample.UNKNOWN).pendingEvents());
@@ -93,6 +98,12 @@ public final class SourceMetrics implements SlotEvents {
         record(recordsSensor, records);
     }
 
+    @Override
+    public void batchSkipped(int slot, int events) {
+        batchesSkipped.increment();
+        record(skippedSensor, 1);
+    }
+
     void sampled(int slot, SlotSample sample) {
         samples.put(slot, sample);
     }
@@ -120,6 +131,10 @@ public final class SourceMetrics implements SlotEvents {
 
     public long leasesLost() {
         return leasesLost.sum();
+    }
+
+    public long batchesSkipped() {
+        return batchesSkipped.sum();
     }
 
     /** Unregisters everything this task added to the plugin metrics. */

@@ -1,12 +1,15 @@
 package io.pgque.connect.source.record;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Connect's source partition and offset for an event: partition {@code {queue, consumer, slot}},
  * offset {@code {batch_id, ev_id}}. In at-least-once mode the engine's slot cursor, not these
- * offsets, decides where reading resumes; they are stored for operators and for a later
- * exactly-once mode that must skip replayed batches.
+ * offsets, decides where reading resumes; they are stored for operators. In exactly-once mode
+ * the offset is committed in the same Kafka transaction as the records, and tells a new owner of
+ * the slot which part of the re-issued batch Kafka already holds.
  */
 public final class SourceOffsets {
 
@@ -19,11 +22,23 @@ public final class SourceOffsets {
     private SourceOffsets() {
     }
 
+    /**
+     * The source partition of a slot. The key order is fixed on purpose: Connect finds stored
+     * offsets by the serialized partition, and {@code Map.of} iterates in an order that changes
+     * from one JVM to the next, so a restarted worker would not find its own offsets.
+     */
     public static Map<String, Object> partition(String queue, String consumer, int slot) {
-        return Map.of(QUEUE, queue, CONSUMER, consumer, SLOT, slot);
+        Map<String, Object> partition = new LinkedHashMap<>();
+        partition.put(QUEUE, queue);
+        partition.put(CONSUMER, consumer);
+        partition.put(SLOT, slot);
+        return Collections.unmodifiableMap(partition);
     }
 
     public static Map<String, Object> offset(long batchId, long eventId) {
-        return Map.of(BATCH_ID, batchId, EVENT_ID, eventId);
+        Map<String, Object> offset = new LinkedHashMap<>();
+        offset.put(BATCH_ID, batchId);
+        offset.put(EVENT_ID, eventId);
+        return Collections.unmodifiableMap(offset);
     }
 }

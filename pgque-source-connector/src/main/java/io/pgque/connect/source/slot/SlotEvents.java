@@ -15,6 +15,9 @@ public interface SlotEvents {
     /** A batch was acked in PostgreSQL after Kafka had every record of it. */
     void batchAcked(int slot, int records);
 
+    /** A batch was found whole in Kafka after a claim (exactly-once) and is acked without being sent again. */
+    void batchSkipped(int slot, int events);
+
     SlotEvents NONE = new SlotEvents() {
         @Override
         public void leaseAcquired(int slot, long epoch) {
@@ -30,6 +33,10 @@ public interface SlotEvents {
 
         @Override
         public void batchAcked(int slot, int records) {
+        }
+
+        @Override
+        public void batchSkipped(int slot, int events) {
         }
     };
 }

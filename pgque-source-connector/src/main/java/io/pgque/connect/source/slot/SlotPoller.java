@@ -8,6 +8,9 @@ import io.pgque.client.SlotConsumer;
 import io.pgque.client.SlotFencedException;
 import io.pgque.client.SlotLease;
 import io.pgque.client.SlotNotLeasedException;
+import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.DeliveredPosition;
+import io.pgque.connect.source.delivery.DeliveredPositions;
 import io.pgque.connect.source.record.RecordFactory;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -48,6 +51,8 @@ public final class SlotPoller {
     private final int pageSize;
     private final Duration backoff;
     private final SlotEvents events;
+    private final DeliveredPositions positions;
+    private final BatchBoundary boundary;
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
     private int cursor;
@@ -56,9 +61,12 @@ public final class SlotPoller {
      * @param ttl          lease TTL given to every claim
      * @param pollInterval how long an empty or unclaimable slot rests, and the longest one poll() waits
      * @param backoff      pause after a transient database failure, before poll() reports it
+     * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
+     * @param boundary     told where each batch ends, to end a Kafka transaction there
      */
     public SlotPoller(SlotConsumer consumer, List<Integer> slotNumbers, RecordFactory records, Duration ttl,
-                      Duration pollInterval, int pageSize, Duration backoff, SlotEvents events) {
+                      Duration pollInterval, int pageSize, Duration backoff, SlotEvents events,
+                      DeliveredPositions positions, BatchBoundary boundary) {
         this.consumer = consumer;
         for (int slot : slotNumbers) {
             slots.add(new SlotState(slot));
@@ -71,6 +79,8 @@ public final class SlotPoller {
         this.pageSize = pageSize;
         this.backoff = backoff;
         this.events = events;
+        this.positions = positions;
+        this.boundary = boundary;
     }
 
     /**
@@ -203,16 +213,62 @@ public final class SlotPoller {
             return null;
         }
         Batch batch = received.get();
-        InFlightBatch inFlight = new InFlightBatch(slot.slot(), batch.batchId(), slot.epoch(), batch.size(),
+        List<Message> toSend = batch.messages();
+        if (slot.needsDeliveryCheck()) {
+            toSend = notYetInKafka(slot, batch);
+            slot.deliveryChecked();
+            if (toSend.isEmpty()) {
+                ackWithoutSending(slot, batch);
+                return null;
+            }
+        }
+        InFlightBatch inFlight = new InFlightBatch(slot.slot(), batch.batchId(), slot.epoch(), toSend.size(),
                 wakeups::offer);
-        List<SourceRecord> out = new ArrayList<>(batch.size());
-        for (Message message : batch.messages()) {
+        List<SourceRecord> out = new ArrayList<>(toSend.size());
+        for (Message message : toSend) {
             out.add(records.create(message, slot.slot(), slot.epoch(), inFlight));
         }
         slot.batchStarted(inFlight);
-        events.batchEmitted(slot.slot(), batch.size());
+        boundary.batchEnds(out.get(out.size() - 1));
+        events.batchEmitted(slot.slot(), toSend.size());
         log.debug("Emitted {}", inFlight);
         return out;
+    }
+
+    /**
+     * The part of the slot's batch that Kafka does not hold yet, by the offset committed with
+     * the records. Asked for the first batch after a claim only: later batches of the same lease
+     * are opened after this task acked the previous one, so none of them can be in Kafka already.
+     */
+    private List<Message> notYetInKafka(SlotState slot, Batch batch) {
+        Optional<DeliveredPosition> delivered = positions.lastDelivered(slot.slot());
+        if (delivered.isEmpty()) {
+            return batch.messages();
+        }
+        DeliveredPosition position = delivered.get();
+        if (position.isAheadOf(batch)) {
+            log.warn("The committed offset of slot {} of {} is at batch {}, beyond the slot's open batch {}: was the "
+                            + "database restored from a backup? Sending the batch whole; reset the connector's offsets "
+                            + "after such a restore.", slot.slot(), consumer.consumer(), position.batchId(),
+                    batch.batchId());
+            return batch.messages();
+        }
+        List<Message> rest = position.remainderOf(batch);
+        if (!rest.isEmpty() && rest.size() < batch.size()) {
+            log.info("Resuming batch {} on slot {} of {} after event {}: Kafka holds {} of its {} events",
+                    batch.batchId(), slot.slot(), consumer.consumer(), position.eventId(),
+                    batch.size() - rest.size(), batch.size());
+        }
+        return rest;
+    }
+
+    /** The whole batch reached Kafka under a previous owner, who could not ack it: ack it now. */
+    private void ackWithoutSending(SlotState slot, Batch batch) {
+        slot.batchStarted(new InFlightBatch(slot.slot(), batch.batchId(), slot.epoch(), 0, wakeups::offer));
+        events.batchSkipped(slot.slot(), batch.size());
+        log.info("Batch {} ({} events) on slot {} of {} is in Kafka already (its offset was committed with it); "
+                + "acking it without sending it again", batch.batchId(), batch.size(), slot.slot(), consumer.consumer());
+        ack(slot, System.nanoTime());
     }
 
     private boolean claim(SlotState slot) {

@@ -14,6 +14,7 @@ final class SlotState {
     private InFlightBatch batch;
     private long nextRenewalNanos;
     private long nextAttemptNanos;
+    private boolean deliveryCheck;
 
     SlotState(int slot) {
         this.slot = slot;
@@ -48,9 +49,19 @@ final class SlotState {
         return nextAttemptNanos;
     }
 
+    /** A new lease: its first batch may be one a previous owner already put into Kafka. */
     void leaseAcquired(long newEpoch, long renewAt) {
         epoch = newEpoch;
         nextRenewalNanos = renewAt;
+        deliveryCheck = true;
+    }
+
+    boolean needsDeliveryCheck() {
+        return deliveryCheck;
+    }
+
+    void deliveryChecked() {
+        deliveryCheck = false;
     }
 
     void renewAt(long nanos) {

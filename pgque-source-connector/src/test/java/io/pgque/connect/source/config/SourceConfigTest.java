@@ -82,11 +82,24 @@ class SourceConfigTest {
     }
 
     @Test
-    void exactlyOnceIsRejectedForNowWithAClearMessage() {
+    void exactlyOnceNeedsConnectToRequireExactlyOnceSupport() {
         Map<String, List<String>> problems = rules(with("pgque.delivery.guarantee", "exactly_once"), null);
-        assertTrue(problems.get("pgque.delivery.guarantee").get(0).contains("not supported"), problems.toString());
+        assertTrue(problems.get("pgque.delivery.guarantee").get(0).contains("exactly.once.support=required"),
+                problems.toString());
         assertThrows(ConfigException.class,
                 () -> SourceConfigRules.require(new SourceConfig(with("pgque.delivery.guarantee", "EXACTLY_ONCE"))));
+
+        Map<String, String> props = with("pgque.delivery.guarantee", "exactly_once");
+        props.put("exactly.once.support", "Required");
+        assertTrue(rules(props, null).isEmpty(), "accepted once Connect refuses to run it without transactions");
+    }
+
+    @Test
+    void onlyExactlyOnceRequestsExactlyOnceSupport() {
+        assertTrue(SourceConfig.requestsExactlyOnce(Map.of("pgque.delivery.guarantee", " Exactly_Once ")));
+        assertFalse(SourceConfig.requestsExactlyOnce(Map.of()), "at_least_once is the default");
+        assertFalse(SourceConfig.requestsExactlyOnce(Map.of("pgque.delivery.guarantee", "at_least_once")));
+        assertFalse(SourceConfig.requestsExactlyOnce(Map.of("pgque.delivery.guarantee", "twice")));
     }
 
     @Test

@@ -1,0 +1,18 @@
+package io.pgque.connect.source.delivery;
+
+import java.util.Optional;
+
+/**
+ * Where Kafka is for each slot, as far as the committed source offsets tell. Asked once after
+ * each claim of a slot, before its first batch is emitted, so a batch that already reached
+ * Kafka under a previous owner is not sent twice.
+ */
+@FunctionalInterface
+public interface DeliveredPositions {
+
+    /** The last committed position of {@code slot}, or empty when nothing was committed for it. */
+    Optional<DeliveredPosition> lastDelivered(int slot);
+
+    /** At-least-once: nothing is looked up, every batch is emitted whole. */
+    DeliveredPositions NONE = slot -> Optional.empty();
+}

@@ -1,0 +1,71 @@
+package io.pgque.connect.source.config;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgque.connect.source.PgQueSourceConnector;
+import org.apache.kafka.common.config.ConfigDef;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The example connector files in {@code config/} are what users copy first, so they must stay
+ * valid: every key one of ours or Connect's, every value accepted, the connection values left as
+ * placeholders (never a real address or password).
+ */
+class ExampleConfigsTest {
+
+    private static final Path CONFIG = Path.of("..", "config");
+    private static final Map<String, String> PLACEHOLDERS = Map.of(
+            "${PGQUE_JDBC_URL}", "jdbc:postgresql://db.example:5432/app",
+            "${PGQUE_DB_USER}", "kafka_source",
+            "${PGQUE_DB_PASSWORD}", "secret");
+
+    @Test
+    void restFileIsAValidConnectorDefinition() throws IOException {
+        Map<?, ?> file = new ObjectMapper().readValue(CONFIG.resolve("pgque-source.json").toFile(), Map.class);
+        assertTrue(file.get("name") instanceof String, "a connector name");
+        Map<String, String> config = new HashMap<>();
+        ((Map<?, ?>) file.get("config")).forEach((k, v) -> config.put((String) k, (String) v));
+        config.put("name", (String) file.get("name"));
+        assertValid(config);
+    }
+
+    @Test
+    void standaloneFileIsAValidConnectorDefinition() throws IOException {
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(CONFIG.resolve("pgque-source.properties"), StandardCharsets.UTF_8)) {
+            properties.load(in);
+        }
+        Map<String, String> config = new HashMap<>();
+        properties.stringPropertyNames().forEach(k -> config.put(k, properties.getProperty(k)));
+        assertValid(config);
+    }
+
+    private static void assertValid(Map<String, String> config) {
+        assertEquals(PgQueSourceConnector.class.getName(), config.get("connector.class"));
+        for (Map.Entry<String, String> placeholder : PLACEHOLDERS.entrySet()) {
+            assertTrue(config.containsValue(placeholder.getKey()), "uses the placeholder " + placeholder.getKey());
+        }
+        Map<String, String> filled = new HashMap<>();
+        config.forEach((k, v) -> filled.put(k, PLACEHOLDERS.getOrDefault(v, v)));
+
+        ConfigDef def = SourceConfigDef.build();
+        for (String key : filled.keySet()) {
+            if (key.startsWith("pgque.") || key.startsWith("connection.")) {
+                assertTrue(def.names().contains(key), "unknown key " + key);
+            }
+        }
+        SourceConfig parsed = new SourceConfig(filled);
+        assertEquals(Map.of(), SourceConfigRules.check(parsed, filled.get("tasks.max")));
+    }
+}
