@@ -79,8 +79,8 @@ public final class PgQueSinkTask extends SinkTask {
     }
 
     /**
-     * Writes every convertible record, then reports the bad ones. Without a reporter a bad
-     * record fails the task before anything of this put is written.
+     * Writes every convertible record in one transaction and reports the bad ones. Without a
+     * reporter a bad record fails the task before anything of this put is written.
      */
     @Override
     public void put(Collection<SinkRecord> records) {
