@@ -24,9 +24,11 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * Records per second through the sink connector (1 and 2 tasks) against the raw baseline: the
- * same payloads sent with {@code send_events} in batches of 500 from one plain JDBC connection,
- * on the same server in the same run. A sink run is timed from the connector's creation to the
+ * Records per second through the sink connector (1 and 2 tasks, each in both delivery modes)
+ * against the raw baseline: the same payloads sent with {@code send_events} in batches of 500
+ * from one plain JDBC connection, on the same server in the same run. The exactly-once rows
+ * price what that mode adds to each put: the offsets statement and its row locks, in the same
+ * transaction as the events. A sink run is timed from the connector's creation to the
  * moment every record is a committed event; the topic is filled beforehand.
  *
  * <p>The broker and the Connect worker run in this JVM (PostgreSQL in its own process), so the
@@ -57,12 +59,13 @@ final class SinkBenchmark {
         EmbeddedConnectCluster connect = startCluster();
         try (Connection c = server.connect()) {
             preload(connect);
-            for (String queue : List.of("raw_baseline", "sink_1_task", "sink_2_tasks", "warm_up")) {
+            for (String queue : List.of("raw_baseline", "sink_1_task", "sink_1_task_eos", "sink_2_tasks",
+                    "sink_2_tasks_eos", "warm_up")) {
                 execute(c, "select pgque.create_queue('" + queue + "')");
             }
             // One small run first, so class loading and the first consumer group join are not
             // charged to the 1-task figure.
-            runSink(connect, c, "warm_up", 1, 1_000);
+            runSink(connect, c, "warm_up", 1, false, 1_000);
 
             System.out.println();
             System.out.printf(Locale.ROOT, "### Sink: %,d records of ~%d B JSON (%d keys, %d partitions), "
@@ -73,11 +76,21 @@ final class SinkBenchmark {
                     + "-".repeat(12) + "|" + "-".repeat(8) + "|" + "-".repeat(16) + "|");
             Run baseline = measure(() -> baseline(c, "raw_baseline"));
             row("baseline: send_events, batches of " + BASELINE_BATCH + ", one JDBC connection", baseline, baseline);
-            row("sink connector, 1 task", measure(() -> runSink(connect, c, "sink_1_task", 1, RECORDS)), baseline);
-            row("sink connector, 2 tasks", measure(() -> runSink(connect, c, "sink_2_tasks", 2, RECORDS)), baseline);
+            // Each exactly-once row right after its at-least-once twin, so load drifts hit both alike.
+            sinkRow(connect, c, "sink_1_task", 1, false, baseline);
+            sinkRow(connect, c, "sink_1_task_eos", 1, true, baseline);
+            sinkRow(connect, c, "sink_2_tasks", 2, false, baseline);
+            sinkRow(connect, c, "sink_2_tasks_eos", 2, true, baseline);
         } finally {
             connect.stop();
         }
+    }
+
+    private void sinkRow(EmbeddedConnectCluster connect, Connection c, String queue, int tasks, boolean exactlyOnce,
+                         Run baseline) throws Exception {
+        Run run = measure(() -> runSink(connect, c, queue, tasks, exactlyOnce, RECORDS));
+        row("sink connector, " + tasks + (tasks == 1 ? " task, " : " tasks, ") + (exactlyOnce ? "exactly_once" : "at_least_once"),
+                run, baseline);
     }
 
     private record Run(double seconds, double cpuCores) {
@@ -137,9 +150,13 @@ final class SinkBenchmark {
         }
     }
 
-    /** Creates a connector reading the topic from its start, waits for {@code expected} events, removes it. */
-    private void runSink(EmbeddedConnectCluster connect, Connection c, String queue, int tasks, int expected)
-            throws Exception {
+    /**
+     * Creates a connector reading the topic from its start, waits for {@code expected} events,
+     * removes it. The connector is named after its queue, so each exactly-once run starts with no
+     * stored offsets of its own.
+     */
+    private void runSink(EmbeddedConnectCluster connect, Connection c, String queue, int tasks, boolean exactlyOnce,
+                         int expected) throws Exception {
         Map<String, String> config = new HashMap<>();
         config.put("connector.class", PgQueSinkConnector.class.getName());
         config.put("tasks.max", Integer.toString(tasks));
@@ -149,6 +166,7 @@ final class SinkBenchmark {
         config.put("key.converter", StringConverter.class.getName());
         config.put("value.converter", StringConverter.class.getName());
         config.put("pgque.payload.format", "json");
+        config.put("pgque.delivery.guarantee", exactlyOnce ? "exactly_once" : "at_least_once");
         connect.configureConnector(queue, config);
         String table = eventTable(c, queue);
         long deadline = System.nanoTime() + 600_000_000_000L;

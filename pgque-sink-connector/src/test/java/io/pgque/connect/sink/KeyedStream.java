@@ -66,4 +66,14 @@ final class KeyedStream {
             }
         });
     }
+
+    /** Exactly once: every record sent arrived, none twice, and each key's records in sequence. */
+    void assertExactlyOnceInOrder(List<Message> delivered) {
+        Map<String, Integer> counts = new HashMap<>();
+        delivered.forEach(m -> counts.merge(m.payload(), 1, Integer::sum));
+        List<String> twice = counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).sorted().toList();
+        assertEquals(List.of(), twice, "records that arrived more than once");
+        assertEquals(sent.size(), delivered.size(), "as many events as records sent");
+        assertFirstDeliveriesInOrder(delivered);
+    }
 }

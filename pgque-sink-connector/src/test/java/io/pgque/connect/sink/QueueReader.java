@@ -65,6 +65,20 @@ public final class QueueReader {
         return List.copyOf(messages);
     }
 
+    /**
+     * Reads whatever is committed in the queue now, to the last batch: after it, everything
+     * committed before this call has been received (or the call fails after {@code timeout}).
+     */
+    public List<Message> drain(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (readOneBatch()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("queue '" + queue + "': still batches to read after " + timeout);
+            }
+        }
+        return List.copyOf(messages);
+    }
+
     /** Everything received so far, in delivery order. */
     public List<Message> messages() {
         return List.copyOf(messages);

@@ -26,6 +26,8 @@ class SinkValidateIT {
 
     private static final String WRITER = "sink_validate_writer";
     private static final String NOBODY = "sink_validate_nobody";
+    /** May send and look at queues, but not store Kafka offsets: enough for at_least_once only. */
+    private static final String SEND_ONLY = "sink_validate_send_only";
     private static EmbeddedPg.TestDatabase db;
     private static SinkCluster cluster;
 
@@ -40,6 +42,11 @@ class SinkValidateIT {
             s.execute("create role " + WRITER + " login");
             s.execute("grant pgque_writer to " + WRITER);
             s.execute("create role " + NOBODY + " login");
+            s.execute("drop role if exists " + SEND_ONLY);
+            s.execute("create role " + SEND_ONLY + " login");
+            s.execute("grant usage on schema pgque to " + SEND_ONLY);
+            s.execute("grant execute on function pgque.send_events(text,text[],text[],text[],text[],text[],text[]), "
+                    + "pgque.get_queue_info(text) to " + SEND_ONLY);
         }
     }
 
@@ -93,7 +100,6 @@ class SinkValidateIT {
     void invalidValuesAreReportedOnTheirKeys() {
         assertOnly(errors(config("pgque.tombstones", "drop")), "pgque.tombstones", "skip, send, fail");
         assertOnly(errors(config("pgque.dedup.key", "${key}")), "pgque.dedup.ttl.ms", "required");
-        assertOnly(errors(config("pgque.delivery.guarantee", "exactly_once")), "pgque.delivery.guarantee", "not supported");
         assertOnly(errors(config("connection.url", "jdbc:mysql://h/db")), "connection.url", "jdbc:postgresql:");
     }
 
@@ -126,6 +132,16 @@ class SinkValidateIT {
                 "User '" + NOBODY + "' may not send events", "GRANT pgque_writer TO " + NOBODY);
         assertOnly(errors(config("connection.url", db.jdbcUrl(WRITER), "pgque.queue", "missing_queue",
                 "pgque.queue.auto.create", "true")), "pgque.queue.auto.create", "may not create it", "pgque_admin");
+    }
+
+    @Test
+    void exactlyOnceNeedsTheRightToStoreOffsets() {
+        assertEquals(Map.of(), errors(config("connection.url", db.jdbcUrl(WRITER), "pgque.delivery.guarantee", "exactly_once")),
+                "the writer role may store offsets");
+        assertEquals(Map.of(), errors(config("connection.url", db.jdbcUrl(SEND_ONLY))), "sending is enough for at_least_once");
+        assertOnly(errors(config("connection.url", db.jdbcUrl(SEND_ONLY), "pgque.delivery.guarantee", "exactly_once")),
+                "connection.user", "may not read the stored Kafka offsets", "pgque.sink_offsets(text)",
+                "may not store Kafka offsets", "pgque.sink_commit_offsets(", "GRANT pgque_writer TO " + SEND_ONLY);
     }
 
     @Test

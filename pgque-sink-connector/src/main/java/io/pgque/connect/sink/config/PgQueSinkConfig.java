@@ -106,8 +106,10 @@ public final class PgQueSinkConfig extends AbstractConfig {
         ConfigDef def = new ConfigDef();
         ConnectionConfigDef.addTo(def);
         EngineConfigDef.addTo(def, "at_least_once: events are committed before Kafka offsets, so a failure "
-                + "may write a suffix of records twice. exactly_once (the Kafka offsets stored in PostgreSQL in the "
-                + "same transaction as the events) is not supported by this version of the sink yet.");
+                + "may write a suffix of records twice. exactly_once: the next Kafka offset of each partition is "
+                + "stored in PostgreSQL (pgque.sink_offsets, keyed by the connector's name) in the same transaction "
+                + "as the events; tasks resume from there and drop records already stored, so each record is "
+                + "written once. Needs EXECUTE on pgque.sink_offsets and pgque.sink_commit_offsets (pgque_writer).");
 
         int routing = 0;
         def.define(QUEUE, Type.STRING, "", new QueueTemplateValidator(), Importance.HIGH,

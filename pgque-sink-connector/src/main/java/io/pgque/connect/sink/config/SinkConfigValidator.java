@@ -1,6 +1,5 @@
 package io.pgque.connect.sink.config;
 
-import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
 import org.apache.kafka.common.config.Config;
@@ -51,7 +50,6 @@ public final class SinkConfigValidator {
         validator.dedupKeyMustVary();
         validator.requiredKeyNeedsSource();
         validator.everyTopicHasQueue();
-        validator.exactlyOnceNotYet();
         return validator.errors;
     }
 
@@ -155,16 +153,6 @@ public final class SinkConfigValidator {
                             + PgQueSinkConfig.QUEUE_MAP);
                 }
             }
-        }
-    }
-
-    // The exactly-once mode (Kafka offsets stored in PostgreSQL with the events) is not built
-    // yet. Refusing it is safer than quietly running at least once under its name.
-    private void exactlyOnceNotYet() {
-        if (valid(EngineConfigDef.DELIVERY_GUARANTEE) && "exactly_once".equalsIgnoreCase(text(EngineConfigDef.DELIVERY_GUARANTEE))) {
-            error(EngineConfigDef.DELIVERY_GUARANTEE, EngineConfigDef.DELIVERY_GUARANTEE + "=exactly_once is not supported "
-                    + "by this version of the sink yet; use at_least_once (a failure may then write a suffix of records "
-                    + "twice; " + PgQueSinkConfig.DEDUP_KEY + " with a window drops such repeats)");
         }
     }
 

@@ -14,6 +14,8 @@ final class SinkDatabaseRules {
 
     static final String SEND_EVENTS = "pgque.send_events(text,text[],text[],text[],text[],text[],text[])";
     static final String SEND_IDEM_EVENTS = "pgque.send_idem_events(text,text[],text[],text[],interval,text[],text[],text[])";
+    static final String SINK_OFFSETS = "pgque.sink_offsets(text)";
+    static final String SINK_COMMIT_OFFSETS = "pgque.sink_commit_offsets(text,text[],int4[],bigint[],bigint[])";
     static final String CREATE_QUEUE = "pgque.create_queue(text)";
     static final String QUEUE_INFO = "pgque.get_queue_info(text)";
 
@@ -37,6 +39,10 @@ final class SinkDatabaseRules {
         mayExecute(user, SEND_EVENTS, "send events");
         if (expected.dedup()) {
             mayExecute(user, SEND_IDEM_EVENTS, "send events with dedup (" + PgQueSinkConfig.DEDUP_KEY + ")");
+        }
+        if (expected.exactlyOnce()) {
+            mayExecute(user, SINK_OFFSETS, "read the stored Kafka offsets (" + EngineConfigDef.DELIVERY_GUARANTEE + "=exactly_once)");
+            mayExecute(user, SINK_COMMIT_OFFSETS, "store Kafka offsets (" + EngineConfigDef.DELIVERY_GUARANTEE + "=exactly_once)");
         }
         if (!probe.canExecute(QUEUE_INFO)) {
             return; // cannot look at queues; the missing writer role is already reported

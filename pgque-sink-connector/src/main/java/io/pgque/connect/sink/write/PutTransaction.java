@@ -31,20 +31,29 @@ public final class PutTransaction {
         this.sender = sender;
     }
 
+    /** Writes {@code batches} and commits; see {@link #write(QueueBatches, boolean, BeforeCommit)}. */
+    public List<RejectedEvent> write(QueueBatches batches, boolean canReport) {
+        return write(batches, canReport, BeforeCommit.NOTHING);
+    }
+
     /**
-     * Writes {@code batches} and commits.
+     * Writes {@code batches}, runs {@code beforeCommit} in the same transaction, and commits.
+     * An empty {@code batches} still runs {@code beforeCommit} and commits.
      *
      * @param canReport whether refused events can be reported; when not, a refused event rolls
      *                  the whole transaction back and fails with its coordinates instead
      * @return the events the database refused (empty in the common case), in input order
      * @throws BadRecordException when an event was refused and {@code canReport} is false
      * @throws PgQueException or {@link WriteFailedException} for anything else: {@link FailureKind}
-     *         says whether to retry
+     *         says whether to retry; and whatever {@code beforeCommit} throws
      */
-    public List<RejectedEvent> write(QueueBatches batches, boolean canReport) {
+    public List<RejectedEvent> write(QueueBatches batches, boolean canReport, BeforeCommit beforeCommit) {
         Connection connection = connect();
         try {
-            return write(connection, batches, canReport);
+            List<RejectedEvent> rejected = sendAll(connection, batches) ? List.of() : narrowDown(connection, batches, canReport);
+            beforeCommit.run(connection, rejected);
+            commit(connection);
+            return rejected;
         } catch (RuntimeException | Error e) {
             rollbackQuietly(connection, e);
             throw e;
@@ -53,13 +62,13 @@ public final class PutTransaction {
         }
     }
 
-    private List<RejectedEvent> write(Connection connection, QueueBatches batches, boolean canReport) {
+    /** One statement per chunk. False when the database refused some event's content; the transaction is then rolled back. */
+    private boolean sendAll(Connection connection, QueueBatches batches) {
         try {
             for (QueueBatches.Chunk chunk : batches.chunks()) {
                 sender.send(connection, chunk);
             }
-            commit(connection);
-            return List.of();
+            return true;
         } catch (PgQueException e) {
             if (FailureKind.of(e) != FailureKind.RECORD) {
                 throw e;
@@ -67,7 +76,12 @@ public final class PutTransaction {
             log.warn("The database refused part of a batch of {} events ({}); writing it again with "
                     + "savepoints to find the refused events", batches.eventCount(), reason(e));
             rollback(connection);
+            return false;
         }
+    }
+
+    /** Writes every chunk again, each try under a savepoint, leaving out only the refused events. */
+    private List<RejectedEvent> narrowDown(Connection connection, QueueBatches batches, boolean canReport) {
         List<RejectedEvent> rejected = new ArrayList<>();
         for (QueueBatches.Chunk chunk : batches.chunks()) {
             Bisector bisector = new Bisector(events -> isolated(connection, chunk.queue(), events));
@@ -78,7 +92,6 @@ public final class PutTransaction {
             throw new BadRecordException(first.event().record(), "the database refused the event: " + first.reason()
                     + (rejected.size() > 1 ? " (and " + (rejected.size() - 1) + " more refused events in this batch)" : ""));
         }
-        commit(connection);
         return rejected;
     }
 

@@ -2,6 +2,7 @@ package io.pgque.connect.sink.write;
 
 import io.pgque.client.QueueNotFoundException;
 import io.pgque.connect.common.config.ConnectionSettings;
+import io.pgque.connect.sink.offsets.OffsetsFencedException;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -60,13 +61,26 @@ public final class SinkWriter {
      * @throws ConnectException   when retrying cannot help (missing queue, permissions, ...)
      */
     public List<RejectedEvent> write(List<PendingEvent> events, boolean canReport) {
+        return write(events, canReport, BeforeCommit.NOTHING);
+    }
+
+    /**
+     * Writes {@code events}, runs {@code beforeCommit} in the same transaction, and commits.
+     * Every retry runs the whole transaction again, {@code beforeCommit} included.
+     *
+     * @throws OffsetsFencedException at once, never retried: the same transaction would be
+     *         refused again; the caller must read the stored offsets again first
+     */
+    public List<RejectedEvent> write(List<PendingEvent> events, boolean canReport, BeforeCommit beforeCommit) {
         QueueBatches batches = QueueBatches.of(events, batchMaxRecords);
         int connectionFailures = 0;
         int writeFailures = 0;
         while (true) {
             try {
                 readiness.ensure(batches.queues());
-                return transaction.write(batches, canReport);
+                return transaction.write(batches, canReport, beforeCommit);
+            } catch (OffsetsFencedException e) {
+                throw e;
             } catch (QueueNotFoundException e) {
                 // A queue we knew of was dropped: look again next time. With auto-create that
                 // next time recreates it, so it counts as a transient failure.

@@ -40,9 +40,11 @@ class SinkConfigValidatorTest {
     }
 
     @Test
-    void exactlyOnceIsRefusedUntilTheSinkSupportsIt() {
-        assertOnlyError(errors("pgque.delivery.guarantee", "exactly_once"), "pgque.delivery.guarantee",
-                "exactly_once is not supported by this version of the sink yet; use at_least_once");
+    void exactlyOnceIsAcceptedAloneAndWithDedup() {
+        assertEquals(Map.of(), errors("pgque.delivery.guarantee", "exactly_once"));
+        assertEquals(Map.of(), errors("pgque.delivery.guarantee", "exactly_once",
+                "pgque.dedup.key", "${header:event-id}", "pgque.dedup.ttl.ms", "60000"),
+                "the offsets cover the pipe, dedup the business keys: both at once is fine");
     }
 
     @Test

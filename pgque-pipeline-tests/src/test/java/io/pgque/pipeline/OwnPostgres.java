@@ -1,0 +1,90 @@
+package io.pgque.pipeline;
+
+import io.pgque.testing.EmbeddedPg;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A PostgreSQL server that belongs to the suite: a fixed port and a data directory that
+ * survive {@link #restart}, so a restart looks to the connectors like the real thing (every
+ * session ends, committed data stays, the same URL works again). The JVM-wide test server
+ * cannot be stopped, hence this one.
+ */
+final class OwnPostgres implements AutoCloseable {
+
+    private final int port;
+    private final Path dataDirectory;
+    private EmbeddedPostgres server;
+
+    private OwnPostgres(int port, Path dataDirectory) {
+        this.port = port;
+        this.dataDirectory = dataDirectory;
+    }
+
+    static OwnPostgres start() throws IOException {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        // Under java.io.tmpdir, which the build points at target/.
+        OwnPostgres postgres = new OwnPostgres(port, Files.createTempDirectory("pipeline-pg"));
+        postgres.up();
+        return postgres;
+    }
+
+    /** Stops the server (sessions end, committed work stays), keeps it down for {@code downMs}, starts it again. */
+    synchronized void restart(long downMs) throws IOException, InterruptedException {
+        server.close();
+        server = null;
+        Thread.sleep(downMs); // the length of the outage is the fault being injected, not a wait for something
+        up();
+    }
+
+    /** A new database with the engine installed; returns its JDBC URL (superuser, no password). */
+    String createDatabase(String name) throws SQLException {
+        try (Connection c = dataSource("postgres").getConnection(); Statement s = c.createStatement()) {
+            s.execute("create database " + name);
+        }
+        try (Connection c = dataSource(name).getConnection(); Statement s = c.createStatement()) {
+            s.execute(EmbeddedPg.engineScript());
+        }
+        return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=postgres";
+    }
+
+    /** Connections opened afresh on each call, so they work again after a restart. */
+    DataSource dataSource(String database) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setServerNames(new String[] {"localhost"});
+        ds.setPortNumbers(new int[] {port});
+        ds.setDatabaseName(database);
+        ds.setUser("postgres");
+        return ds;
+    }
+
+    private void up() throws IOException {
+        server = EmbeddedPostgres.builder()
+                .setPort(port)
+                .setDataDirectory(dataDirectory.toFile())
+                .setCleanDataDirectory(false) // initdb on the first start only
+                .setServerConfig("fsync", "off")
+                .setServerConfig("max_connections", "200")
+                .start();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+}

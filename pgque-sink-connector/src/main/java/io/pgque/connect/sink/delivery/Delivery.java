@@ -1,0 +1,27 @@
+package io.pgque.connect.sink.delivery;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * How a task turns Connect's calls into writes and offset commits: the one part of the task
+ * that differs between {@code pgque.delivery.guarantee} modes.
+ */
+public interface Delivery {
+
+    /** Connect assigned {@code partitions} to the task; their records follow. */
+    void open(Collection<TopicPartition> partitions);
+
+    /** Writes {@code records} (and whatever else the mode keeps with them) before returning. */
+    void put(Collection<SinkRecord> records);
+
+    /** The offsets Kafka may commit for the consumer group, given what the worker delivered. */
+    Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered);
+
+    /** {@code partitions} were taken from the task (after their offsets were committed). */
+    void close(Collection<TopicPartition> partitions);
+}
