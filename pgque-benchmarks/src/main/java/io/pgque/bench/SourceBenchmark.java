@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,6 +44,12 @@ import java.util.function.BooleanSupplier;
  * the same database and broker: throughput for N = 1, 4 and 8 slots (one task per slot) over a
  * pre-loaded, pre-ticked queue, and end-to-end latency from {@code send} to a Kafka consumer at a
  * steady producer rate, with the connector's own ticker.
+ *
+ * <p>Throughput is also measured with {@code pgque.delivery.guarantee=exactly_once} at N = 4, to
+ * price one Kafka transaction per PgQue batch. Such a connector needs a worker with
+ * {@code exactly.once.source.support=enabled}, and such a worker makes every source task
+ * transactional, so those runs go to a second broker and worker in this JVM, set up like the
+ * first apart from that one setting.
  *
  * <p>Throughput is timed by the broker, not by this program: the topics use
  * {@code LogAppendTime}, and a run lasts from the first record's append to the last one's. So
@@ -57,6 +64,7 @@ final class SourceBenchmark {
     /** One tick per this many events: batches of ~1,000, split among the N slots. */
     private static final int EVENTS_PER_TICK = 1_000;
     private static final int[] SLOT_COUNTS = {1, 4, 8};
+    private static final int EXACTLY_ONCE_SLOTS = 4;
     private static final int ROUNDS = 3;
     private static final int TOPIC_PARTITIONS = 8;
     private static final int LATENCY_RATE = 500;
@@ -72,24 +80,29 @@ final class SourceBenchmark {
     }
 
     void run() throws Exception {
-        try (Connection c = server.connect(); KafkaSide kafka = KafkaSide.start()) {
+        try (Connection c = server.connect(); KafkaSide kafka = KafkaSide.start(false);
+             KafkaSide eosKafka = KafkaSide.start(true)) {
             // The URL as the driver saw it, so the connector reaches the very same database.
             String jdbcUrl = c.getMetaData().getURL();
             // Topics made long before use: a producer's first sends to a brand-new partition can
             // bounce off a broker that has not taken up leadership yet, which would be timed.
             List<String> topics = new ArrayList<>(List.of("warm_bridge", "warm_src"));
+            List<String> eosTopics = new ArrayList<>(List.of("warm_src_eos"));
             for (int round = 0; round < ROUNDS; round++) {
                 topics.add("bridge_r" + round);
                 for (int n : SLOT_COUNTS) {
                     topics.add("src_n" + n + "_r" + round);
                 }
+                eosTopics.add("src_eos_n" + EXACTLY_ONCE_SLOTS + "_r" + round);
             }
             topics.addAll(List.of("lat_bridge_default", "lat_src_default", "lat_bridge_tuned", "lat_src_tuned"));
             kafka.createTopics(topics);
+            eosKafka.createTopics(eosTopics);
 
             // JIT and connection warm-up for both paths, kept out of the figures.
             bridgeThroughput(c, kafka, "warm_bridge", WARMUP_EVENTS);
-            connectorThroughput(c, kafka, jdbcUrl, "warm_src", 1, WARMUP_EVENTS);
+            connectorThroughput(c, kafka, jdbcUrl, "warm_src", 1, false, WARMUP_EVENTS);
+            connectorThroughput(c, eosKafka, jdbcUrl, "warm_src_eos", 1, true, WARMUP_EVENTS);
 
             // Rounds interleave the rows, so a burst of load from elsewhere on the machine hits
             // one run of each, not every run of one; each row shows its median run.
@@ -97,11 +110,18 @@ final class SourceBenchmark {
             for (int row = 0; row <= SLOT_COUNTS.length; row++) {
                 runs.add(new ArrayList<>());
             }
+            List<Span> exactlyOnceRuns = new ArrayList<>();
             for (int round = 0; round < ROUNDS; round++) {
                 runs.get(0).add(bridgeThroughput(c, kafka, "bridge_r" + round, EVENTS));
                 for (int i = 0; i < SLOT_COUNTS.length; i++) {
                     int n = SLOT_COUNTS[i];
-                    runs.get(i + 1).add(connectorThroughput(c, kafka, jdbcUrl, "src_n" + n + "_r" + round, n, EVENTS));
+                    runs.get(i + 1).add(connectorThroughput(c, kafka, jdbcUrl, "src_n" + n + "_r" + round, n, false,
+                            EVENTS));
+                    if (n == EXACTLY_ONCE_SLOTS) {
+                        // Right after its at-least-once twin, so a load drift hits both alike.
+                        exactlyOnceRuns.add(connectorThroughput(c, eosKafka, jdbcUrl, "src_eos_n" + n + "_r" + round,
+                                n, true, EVENTS));
+                    }
                 }
             }
             Timing.printHeader("Throughput: " + EVENTS + " keyed events (~" + Payload.BYTES + " B) over " + KEYS
@@ -111,9 +131,10 @@ final class SourceBenchmark {
             double bridgeRate = bridge.rate();
             Timing.printRow("baseline: one loop, receive batch, send, flush, ack", bridge.count, bridge.seconds(), 0);
             for (int i = 0; i < SLOT_COUNTS.length; i++) {
-                Span span = Span.median(runs.get(i + 1));
-                Timing.printRow("connector, N = " + SLOT_COUNTS[i] + " slots, tasks.max = " + SLOT_COUNTS[i],
-                        span.count, span.seconds(), bridgeRate);
+                printConnectorRow(SLOT_COUNTS[i], "at_least_once", Span.median(runs.get(i + 1)), bridgeRate);
+                if (SLOT_COUNTS[i] == EXACTLY_ONCE_SLOTS) {
+                    printConnectorRow(EXACTLY_ONCE_SLOTS, "exactly_once", Span.median(exactlyOnceRuns), bridgeRate);
+                }
             }
 
             System.out.println();
@@ -130,6 +151,11 @@ final class SourceBenchmark {
             connectorLatency(c, kafka, jdbcUrl, "lat_src_tuned", true, Duration.ofMillis(50))
                     .printRow("connector, ticker_max_lag 100 ms, pgque.poll.interval.ms 50", tunedBridge);
         }
+    }
+
+    private static void printConnectorRow(int n, String guarantee, Span span, double bridgeRate) {
+        Timing.printRow("connector, N = " + n + " slots, tasks.max = " + n + ", " + guarantee, span.count,
+                span.seconds(), bridgeRate);
     }
 
     private Span bridgeThroughput(Connection c, KafkaSide kafka, String queue, int events) throws Exception {
@@ -149,18 +175,24 @@ final class SourceBenchmark {
         return kafka.appendSpan(queue, events);
     }
 
-    private Span connectorThroughput(Connection c, KafkaSide kafka, String jdbcUrl, String queue, int n, int events)
-            throws Exception {
+    private Span connectorThroughput(Connection c, KafkaSide kafka, String jdbcUrl, String queue, int n,
+                                     boolean exactlyOnce, int events) throws Exception {
         PgQue pgque = PgQue.using(c);
         pgque.queues().create(queue);
         // Subscribed before loading: the connector's own subscribe would start after the events.
         pgque.slotConsumer(queue, queue, n, "bench-setup").subscribe();
         Loader.preload(c, queue, events);
         Map<String, String> config = connectorConfig(jdbcUrl, queue, n);
+        if (exactlyOnce) {
+            // One Kafka transaction per PgQue batch, with the batch's source offset in it.
+            config.put("pgque.delivery.guarantee", "exactly_once");
+            config.put("exactly.once.support", "required");
+            config.put("transaction.boundary", "connector");
+        }
         kafka.runConnector(queue, config, n);
-        kafka.awaitRecords(queue, events);
+        Span span = kafka.appendSpan(queue, events);
         kafka.removeConnector(queue, () -> leasesReleased(c, queue));
-        return kafka.appendSpan(queue, events);
+        return span;
     }
 
     private Latencies bridgeLatency(Connection c, KafkaSide kafka, String queue, boolean tuned, Duration idlePoll)
@@ -506,7 +538,8 @@ final class SourceBenchmark {
             this.connect = connect;
         }
 
-        static KafkaSide start() {
+        /** With {@code exactlyOnce}, the worker runs every source task in Kafka transactions. */
+        static KafkaSide start(boolean exactlyOnce) {
             // The cluster's status assertions log an ERROR with a stack trace on every poll that
             // finds no status yet; that is expected while a connector starts and would bury the tables.
             System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.connect.util.clusters.ConnectAssertions",
@@ -514,10 +547,19 @@ final class SourceBenchmark {
             Map<String, String> worker = new HashMap<>();
             // The connector is found through its ServiceLoader manifest, without a classpath scan.
             worker.put("plugin.discovery", "service_load");
+            if (exactlyOnce) {
+                worker.put("exactly.once.source.support", "enabled");
+            }
+            // A single broker must be able to hold the transaction log, or transactional producers
+            // cannot start; set on both brokers so they differ in nothing else.
+            Properties broker = new Properties();
+            broker.put("transaction.state.log.replication.factor", "1");
+            broker.put("transaction.state.log.min.isr", "1");
             EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
-                    .name("pgque-source-bench")
+                    .name(exactlyOnce ? "pgque-source-bench-eos" : "pgque-source-bench")
                     .numWorkers(1)
                     .numBrokers(1)
+                    .brokerProps(broker)
                     .workerProps(worker)
                     .build();
             connect.start();
@@ -551,6 +593,8 @@ final class SourceBenchmark {
             Map<String, Object> props = new HashMap<>();
             props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            // Committed records only; the same as uncommitted where no producer uses transactions.
+            props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(props);
             List<TopicPartition> partitions = new ArrayList<>();
             for (int p = 0; p < TOPIC_PARTITIONS; p++) {
@@ -561,20 +605,21 @@ final class SourceBenchmark {
             return consumer;
         }
 
-        void awaitRecords(String topic, long count) throws InterruptedException {
-            try (KafkaConsumer<byte[], byte[]> consumer = readerFromStart(topic)) {
-                awaitCondition(count + " records in " + topic, () -> endOffsets(consumer) >= count);
-            }
-        }
-
-        Span appendSpan(String topic, long expected) throws InterruptedException {
+        /**
+         * Reads a topic's committed records from the start until {@code expected} have arrived.
+         * Records are counted, not offsets: transaction markers take offsets too.
+         */
+        Span appendSpan(String topic, long expected) {
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
             long count = 0;
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
             try (KafkaConsumer<byte[], byte[]> consumer = readerFromStart(topic)) {
-                awaitCondition(expected + " records in " + topic, () -> endOffsets(consumer) >= expected);
-                long total = endOffsets(consumer);
-                while (count < total) {
+                while (count < expected) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("only " + count + " of " + expected + " records reached "
+                                + topic + " within " + DEADLINE.toSeconds() + " s");
+                    }
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         first = Math.min(first, record.timestamp());
                         last = Math.max(last, record.timestamp());
@@ -583,10 +628,6 @@ final class SourceBenchmark {
                 }
             }
             return new Span(count, first, last);
-        }
-
-        private static long endOffsets(KafkaConsumer<byte[], byte[]> consumer) {
-            return consumer.endOffsets(consumer.assignment()).values().stream().mapToLong(Long::longValue).sum();
         }
 
         @Override
