@@ -398,6 +398,12 @@ final class SourceBenchmark {
             this.queue = queue;
         }
 
+        private static void header(ProducerRecord<String, String> record, String name, Object value) {
+            if (value != null) {
+                record.headers().add(name, String.valueOf(value).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+
         /** One batch across, or a rest of {@code idle} when none was ready. */
         void step(Duration idle) throws Exception {
             Optional<Batch> received = consumer.receive(queue, CONSUMER);
@@ -410,7 +416,16 @@ final class SourceBenchmark {
             Batch batch = received.get();
             List<Future<RecordMetadata>> sends = new ArrayList<>(batch.size());
             for (Message m : batch.messages()) {
-                sends.add(producer.send(new ProducerRecord<>(queue, m.partitionKey(), m.payload())));
+                // The same record the connector writes: key, value and its provenance headers
+                // (as Connect's default header converter encodes them, as text).
+                ProducerRecord<String, String> record = new ProducerRecord<>(queue, m.partitionKey(), m.payload());
+                header(record, "pgque.event.id", m.msgId());
+                header(record, "pgque.event.type", m.type());
+                header(record, "pgque.batch.id", m.batchId());
+                header(record, "pgque.slot", 0);
+                header(record, "pgque.epoch", 1);
+                header(record, "pgque.retry.count", m.retryCount());
+                sends.add(producer.send(record));
             }
             producer.flush();
             for (Future<RecordMetadata> send : sends) {
