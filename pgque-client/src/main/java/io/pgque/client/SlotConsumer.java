@@ -1,5 +1,6 @@
 package io.pgque.client;
 
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -146,10 +147,7 @@ public final class SlotConsumer {
      */
     public Optional<Batch> receive(int slot, int pageSize) {
         WholeBatch.checkPageSize(pageSize);
-        return db.run(what("receive on slot " + slot), c -> WholeBatch.read(pageSize,
-                max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max),
-                (batchId, after, max) -> Sql.list(c, READ_BATCH, Rows::message,
-                        queue, consumer, slot, n, workerId, after, max)));
+        return db.run(what("receive on slot " + slot), c -> readWhole(c, slot, pageSize));
     }
 
     /**
@@ -159,12 +157,40 @@ public final class SlotConsumer {
      * @throws SlotFencedException    if another worker took the slot over
      */
     public void ack(int slot) {
-        int finished = db.run(what("ack slot " + slot), c -> Sql.count(c,
-                "select pgque.ack_partitioned(?, ?, ?, ?, ?)", queue, consumer, slot, n, workerId));
+        int finished = db.run(what("ack slot " + slot), c -> ackOpen(c, slot));
         if (finished == 0) {
             throw new BatchNotFoundException(what("ack slot " + slot) + " failed: the slot has no open batch",
                     null, null);
         }
+    }
+
+    /**
+     * {@link #ack(int)} and {@link #receive(int, int)} in one transaction, for a reader that
+     * wants the slot's next batch as soon as the current one is done: one commit and one less
+     * round trip per batch. Both happen or neither does. A slot with no open batch (an earlier
+     * ack committed but its answer was lost) is not an error here: the ack's purpose is met.
+     *
+     * @return the slot's next batch, or empty when it has no events ready
+     * @throws SlotNotLeasedException if nobody holds the slot
+     * @throws SlotFencedException    if another worker holds it; nothing was acked
+     */
+    public Optional<Batch> ackAndReceive(int slot, int pageSize) {
+        WholeBatch.checkPageSize(pageSize);
+        return db.run(what("ack and receive on slot " + slot), c -> {
+            ackOpen(c, slot);
+            return readWhole(c, slot, pageSize);
+        });
+    }
+
+    private int ackOpen(Connection c, int slot) throws SQLException {
+        return Sql.count(c, "select pgque.ack_partitioned(?, ?, ?, ?, ?)", queue, consumer, slot, n, workerId);
+    }
+
+    private Optional<Batch> readWhole(Connection c, int slot, int pageSize) throws SQLException {
+        return WholeBatch.read(pageSize,
+                max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max),
+                (batchId, after, max) -> Sql.list(c, READ_BATCH, Rows::message,
+                        queue, consumer, slot, n, workerId, after, max));
     }
 
     /**

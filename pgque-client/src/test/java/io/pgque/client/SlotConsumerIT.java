@@ -107,6 +107,46 @@ class SlotConsumerIT {
     }
 
     @Test
+    void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
+        String q = queue("q_ack_receive");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        send(q, "tenant-a", "a1");
+        tick(pq, q);
+        send(q, "tenant-a", "a2");
+        send(q, "tenant-b", "b1");
+        tick(pq, q);
+        w.claim(0, TTL).orElseThrow();
+        Batch first = w.receive(0).orElseThrow();
+        assertEquals(List.of("a1"), payloads(first));
+
+        Batch second = w.ackAndReceive(0, 100).orElseThrow();
+        assertEquals(List.of("a2"), payloads(second), "the next batch of slot 0 only");
+        assertTrue(second.batchId() > first.batchId());
+        assertEquals(Optional.empty(), w.ackAndReceive(0, 100), "acked the second; nothing more on slot 0");
+        assertEquals(Optional.empty(), w.ackAndReceive(0, 100), "no open batch is not an error");
+    }
+
+    @Test
+    void fencedAckAndReceiveAcksNothing() {
+        String q = queue("q_ack_receive_fenced");
+        SlotConsumer w1 = pq.slotConsumer(q, "g", 2, "w1");
+        SlotConsumer w2 = pq.slotConsumer(q, "g", 2, "w2");
+        w1.subscribe();
+        send(q, "tenant-a", "a1");
+        tick(pq, q);
+        w1.claim(0, Duration.ofSeconds(1)).orElseThrow();
+        Batch seen = w1.receive(0).orElseThrow();
+        await("w1's lease on slot 0 to expire",
+                () -> Optional.ofNullable(w1.status().get(0).leaseOwner() == null ? "expired" : null));
+        w2.claim(0, TTL).orElseThrow();
+
+        assertThrows(SlotFencedException.class, () -> w1.ackAndReceive(0, 100));
+        assertEquals(payloads(seen), payloads(w2.receive(0).orElseThrow()), "the batch is still open for the heir");
+        w2.ack(0);
+    }
+
+    @Test
     void callsThatDoNotFitTheSetUpAreRefused() {
         String q = queue("q_misfit");
         SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");

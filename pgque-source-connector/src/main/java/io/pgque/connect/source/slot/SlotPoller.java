@@ -169,9 +169,22 @@ public final class SlotPoller {
     private List<SourceRecord> step() {
         wakeups.clear();
         long now = System.nanoTime();
-        for (SlotState slot : slots) {
+        List<SourceRecord> next = null;
+        int count = slots.size();
+        for (int i = 0; i < count; i++) {
+            int index = (cursor + i) % count;
+            SlotState slot = slots.get(index);
             if (!slot.idle() && slot.batch().isDelivered()) {
-                ack(slot, now);
+                if (next == null) {
+                    // The slot is at a batch boundary the moment the ack commits: read on in the
+                    // same transaction instead of paying a second round trip and commit.
+                    next = ackAndReceive(slot, now);
+                    if (next != null) {
+                        cursor = (index + 1) % count;
+                    }
+                } else {
+                    ack(slot, now);
+                }
             }
         }
         for (SlotState slot : slots) {
@@ -179,7 +192,9 @@ public final class SlotPoller {
                 renew(slot, now);
             }
         }
-        int count = slots.size();
+        if (next != null) {
+            return next;
+        }
         for (int i = 0; i < count; i++) {
             int index = (cursor + i) % count;
             SlotState slot = slots.get(index);
@@ -206,7 +221,26 @@ public final class SlotPoller {
             lose(slot, e);
             return null;
         }
-        long now = System.nanoTime();
+        return emit(slot, received, System.nanoTime());
+    }
+
+    /** Acks the slot's delivered batch and, in the same transaction, reads its next one. */
+    private List<SourceRecord> ackAndReceive(SlotState slot, long now) {
+        InFlightBatch done = slot.batch();
+        Optional<Batch> received;
+        try {
+            received = consumer.ackAndReceive(slot.slot(), pageSize);
+        } catch (SlotFencedException | SlotNotLeasedException e) {
+            lose(slot, e);
+            return null;
+        }
+        slot.batchFinished(now);
+        events.batchAcked(slot.slot(), done.size());
+        return emit(slot, received, System.nanoTime());
+    }
+
+    /** Turns a received batch into records and puts it in flight; null when there is nothing to send. */
+    private List<SourceRecord> emit(SlotState slot, Optional<Batch> received, long now) {
         slot.renewAt(now + renewEveryNanos);
         if (received.isEmpty()) {
             slot.restUntil(now + restNanos);
