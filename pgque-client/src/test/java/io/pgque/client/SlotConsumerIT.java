@@ -128,25 +128,6 @@ class SlotConsumerIT {
     }
 
     @Test
-    void fencedAckAndReceiveAcksNothing() {
-        String q = queue("q_ack_receive_fenced");
-        SlotConsumer w1 = pq.slotConsumer(q, "g", 2, "w1");
-        SlotConsumer w2 = pq.slotConsumer(q, "g", 2, "w2");
-        w1.subscribe();
-        send(q, "tenant-a", "a1");
-        tick(pq, q);
-        w1.claim(0, Duration.ofSeconds(1)).orElseThrow();
-        Batch seen = w1.receive(0).orElseThrow();
-        await("w1's lease on slot 0 to expire",
-                () -> Optional.ofNullable(w1.status().get(0).leaseOwner() == null ? "expired" : null));
-        w2.claim(0, TTL).orElseThrow();
-
-        assertThrows(SlotFencedException.class, () -> w1.ackAndReceive(0, 100));
-        assertEquals(payloads(seen), payloads(w2.receive(0).orElseThrow()), "the batch is still open for the heir");
-        w2.ack(0);
-    }
-
-    @Test
     void callsThatDoNotFitTheSetUpAreRefused() {
         String q = queue("q_misfit");
         SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
@@ -175,6 +156,7 @@ class SlotConsumerIT {
         Batch reissued = w2.receive(0).orElseThrow();
         assertEquals(payloads(seen), payloads(reissued), "the heir gets the still-open batch");
         assertThrows(SlotFencedException.class, () -> w1.ack(0));
+        assertThrows(SlotFencedException.class, () -> w1.ackAndReceive(0, 100), "acks nothing either");
         PgQueException refused = assertThrows(PgQueException.class, () -> w2.release(0),
                 "no release while a batch is open");
         assertEquals("55000", refused.sqlState());

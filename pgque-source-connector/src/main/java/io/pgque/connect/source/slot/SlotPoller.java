@@ -26,11 +26,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The lease loop of one task over its slots. Each {@link #poll()} first acks the batches Kafka
- * has fully taken, renews leases that are waiting on Kafka, then gives the next slot in turn
- * (round robin, so a busy or empty slot never starves the others) the chance to deliver one
- * whole batch. Per slot at most one batch is in flight; the slot is read again only after that
- * batch is acked, so its events leave in order and a failure replays a suffix, never a gap.
+ * The lease loop of one task over its slots. Each {@link #poll()} acks the batches Kafka has
+ * fully taken, renews leases that are waiting on Kafka, and gives the next slot in turn (round
+ * robin, so a busy or empty slot never starves the others) the chance to deliver one whole
+ * batch; a slot whose batch was just taken is acked and read on in one transaction. Per slot at
+ * most one batch is in flight; the slot is read again only after that batch is acked, so its
+ * events leave in order and a failure replays a suffix, never a gap.
  *
  * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
  * (under this object's lock). Kafka's acknowledgements arrive on the producer's thread and only
@@ -166,6 +167,11 @@ public final class SlotPoller {
         }
     }
 
+    /**
+     * One pass over the slots in round-robin order from the cursor: the first slot that yields
+     * a batch is served (a delivered one is acked and read on in one transaction, an idle one is
+     * read), every other delivered batch is just acked, and leases waiting on Kafka are renewed.
+     */
     private List<SourceRecord> step() {
         wakeups.clear();
         long now = System.nanoTime();
@@ -174,17 +180,18 @@ public final class SlotPoller {
         for (int i = 0; i < count; i++) {
             int index = (cursor + i) % count;
             SlotState slot = slots.get(index);
-            if (!slot.idle() && slot.batch().isDelivered()) {
-                if (next == null) {
-                    // The slot is at a batch boundary the moment the ack commits: read on in the
-                    // same transaction instead of paying a second round trip and commit.
+            boolean delivered = !slot.idle() && slot.batch().isDelivered();
+            if (next == null) {
+                if (delivered) {
                     next = ackAndReceive(slot, now);
-                    if (next != null) {
-                        cursor = (index + 1) % count;
-                    }
-                } else {
-                    ack(slot, now);
+                } else if (slot.idle() && now >= slot.nextAttemptNanos()) {
+                    next = receive(slot);
                 }
+                if (next != null) {
+                    cursor = (index + 1) % count;
+                }
+            } else if (delivered) {
+                ack(slot, now);
             }
         }
         for (SlotState slot : slots) {
@@ -192,21 +199,7 @@ public final class SlotPoller {
                 renew(slot, now);
             }
         }
-        if (next != null) {
-            return next;
-        }
-        for (int i = 0; i < count; i++) {
-            int index = (cursor + i) % count;
-            SlotState slot = slots.get(index);
-            if (slot.idle() && now >= slot.nextAttemptNanos()) {
-                List<SourceRecord> batch = receive(slot);
-                if (batch != null) {
-                    cursor = (index + 1) % count;
-                    return batch;
-                }
-            }
-        }
-        return null;
+        return next;
     }
 
     private List<SourceRecord> receive(SlotState slot) {

@@ -20,16 +20,17 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The task against a real PostgreSQL, driven by hand in place of the Connect worker, so the
- * moments that matter (Kafka acknowledging, a lease running out, another worker taking over) can
- * be placed exactly.
+ * The task's lease loop against a real PostgreSQL, driven by hand in place of the Connect
+ * worker, so the moments that matter (Kafka acknowledging, a lease running out, another worker
+ * taking over) can be placed exactly.
  */
-class SourceTaskFencingIT {
+class SourceTaskLeaseLoopIT {
 
     private static final int N = 2;
     private static QueueFixture pg;
@@ -114,6 +115,33 @@ class SourceTaskFencingIT {
         // A successor can claim at once instead of waiting out the TTL.
         assertNotNull(pg.pgque.slotConsumer(queue, consumer, N, "successor").claim(1, Duration.ofSeconds(5))
                 .orElse(null));
+    }
+
+    @Test
+    void aSlotWhoseBatchesKafkaTakesAtOnceDoesNotStarveTheOthers() throws Exception {
+        String queue = "turns";
+        String consumer = "turns-src";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        List<String> keys = new ArrayList<>(pg.keysOnSlot("t", 0, N, 2));
+        keys.addAll(pg.keysOnSlot("t", 1, N, 2));
+        int rounds = 4;
+        for (int round = 0; round < rounds; round++) {
+            sendRound(queue, keys, round * 5);
+        }
+
+        // Both slots always have a batch ready, and every batch is in Kafka before the next
+        // poll: the slot just acked must not be served again ahead of the one waiting.
+        PgQueSourceTask task = start(queue, consumer, "0,1");
+        List<Long> served = new ArrayList<>();
+        for (int poll = 0; poll < 2 * rounds; poll++) {
+            List<SourceRecord> batch = pollUntilRecords(task);
+            served.add(header(batch.get(0), EventHeaders.SLOT));
+            batch.forEach(r -> commit(task, r));
+        }
+        for (int i = 1; i < served.size(); i++) {
+            assertNotEquals(served.get(i - 1), served.get(i), "slots served in turn, got " + served);
+        }
     }
 
     private void sendRound(String queue, List<String> keys, int from) {
