@@ -21,6 +21,29 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
      ORDER BY o.topic, o.kafka_partition
 $$;
 
+-- Internal: the argument checks both offset writers share. i_lengths are the lengths of the
+-- arrays that must pair up with i_topics.
+CREATE OR REPLACE FUNCTION pgque.sink_check_call(i_connector text, i_topics text[], i_partitions int4[],
+    i_lengths int[])
+RETURNS int
+LANGUAGE plpgsql SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_n int := coalesce(cardinality(i_topics), 0);
+BEGIN
+    IF i_connector IS NULL OR i_connector = '' THEN
+        RAISE EXCEPTION 'connector name must not be null or empty' USING ERRCODE = '22023';
+    END IF;
+    IF coalesce(cardinality(i_partitions), 0) <> v_n
+       OR EXISTS (SELECT 1 FROM unnest(i_lengths) AS l WHERE coalesce(l, 0) <> v_n) THEN
+        RAISE EXCEPTION 'topics, partitions and offsets must have the same length' USING ERRCODE = '22023';
+    END IF;
+    IF v_n > 0 AND (SELECT count(DISTINCT (u.t, u.p)) FROM unnest(i_topics, i_partitions) AS u(t, p)) <> v_n THEN
+        RAISE EXCEPTION 'each topic partition may appear once' USING ERRCODE = '22023';
+    END IF;
+    RETURN v_n;
+END
+$$;
+
 -- Moves each partition from i_expected (the next offset this writer believes is stored; NULL
 -- for a partition never written) to i_next, in the caller's transaction. A partition whose
 -- stored offset is not the expected one was written by someone else since -- a task that lost
@@ -31,22 +54,13 @@ CREATE OR REPLACE FUNCTION pgque.sink_commit_offsets(i_connector text, i_topics 
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
-    v_n int := coalesce(cardinality(i_topics), 0);
+    v_n int := pgque.sink_check_call(i_connector, i_topics, i_partitions,
+                                     ARRAY[cardinality(i_expected), cardinality(i_next)]);
     v_conflict record;
     v_inserted int;
 BEGIN
-    IF i_connector IS NULL OR i_connector = '' THEN
-        RAISE EXCEPTION 'connector name must not be null or empty' USING ERRCODE = '22023';
-    END IF;
-    IF coalesce(cardinality(i_partitions), 0) <> v_n OR coalesce(cardinality(i_expected), 0) <> v_n
-       OR coalesce(cardinality(i_next), 0) <> v_n THEN
-        RAISE EXCEPTION 'topics, partitions, expected and next offsets must have the same length' USING ERRCODE = '22023';
-    END IF;
     IF v_n = 0 THEN
         RETURN;
-    END IF;
-    IF (SELECT count(DISTINCT (u.t, u.p)) FROM unnest(i_topics, i_partitions) AS u(t, p)) <> v_n THEN
-        RAISE EXCEPTION 'each topic partition may appear once' USING ERRCODE = '22023';
     END IF;
     -- Lock the stored rows in a fixed order, so two writers never deadlock on each other.
     PERFORM 1 FROM pgque.sink_offset o
@@ -80,5 +94,53 @@ BEGIN
     UPDATE pgque.sink_offset o SET next_offset = u.n, updated_at = now()
       FROM unnest(i_topics, i_partitions, i_expected, i_next) AS u(t, p, e, n)
      WHERE u.e IS NOT NULL AND o.connector = i_connector AND o.topic = u.t AND o.kafka_partition = u.p;
+END
+$$;
+
+-- Sets or forgets stored offsets on an operator's request (Connect's offsets REST API, which
+-- runs only while the connector is stopped, so no task is writing): a NULL i_next forgets the
+-- partition, and the sink then starts it from Kafka's offset. Unconditional, unlike
+-- sink_commit_offsets. Returns how many partitions were set or forgotten.
+CREATE OR REPLACE FUNCTION pgque.sink_set_offsets(i_connector text, i_topics text[], i_partitions int4[],
+    i_next bigint[])
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_forgotten int;
+    v_set int;
+BEGIN
+    PERFORM pgque.sink_check_call(i_connector, i_topics, i_partitions, ARRAY[cardinality(i_next)]);
+    IF EXISTS (SELECT 1 FROM unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
+                WHERE u.t IS NULL OR u.p IS NULL OR u.p < 0 OR u.n < 0) THEN
+        RAISE EXCEPTION 'topics and partitions must not be null, partitions and offsets not negative'
+            USING ERRCODE = '22023';
+    END IF;
+    DELETE FROM pgque.sink_offset o
+     USING unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
+     WHERE u.n IS NULL AND o.connector = i_connector AND o.topic = u.t AND o.kafka_partition = u.p;
+    GET DIAGNOSTICS v_forgotten = ROW_COUNT;
+    INSERT INTO pgque.sink_offset AS o (connector, topic, kafka_partition, next_offset)
+    SELECT i_connector, u.t, u.p, u.n FROM unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
+     WHERE u.n IS NOT NULL
+     ORDER BY u.t, u.p
+    ON CONFLICT (connector, topic, kafka_partition)
+    DO UPDATE SET next_offset = excluded.next_offset, updated_at = now();
+    GET DIAGNOSTICS v_set = ROW_COUNT;
+    RETURN v_forgotten + v_set;
+END
+$$;
+
+-- Forgets every stored offset of a connector (Connect's offsets reset): each partition then
+-- starts from Kafka's offset. Returns how many partitions were forgotten.
+CREATE OR REPLACE FUNCTION pgque.sink_reset_offsets(i_connector text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_forgotten int;
+BEGIN
+    PERFORM pgque.sink_check_call(i_connector, NULL, NULL, NULL);
+    DELETE FROM pgque.sink_offset WHERE connector = i_connector;
+    GET DIAGNOSTICS v_forgotten = ROW_COUNT;
+    RETURN v_forgotten;
 END
 $$;

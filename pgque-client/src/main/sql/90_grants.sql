@@ -78,6 +78,8 @@ GRANT EXECUTE ON FUNCTION
     pgque.slot_of(text, int),
     pgque.sink_offsets(text),
     pgque.sink_commit_offsets(text, text[], int4[], bigint[], bigint[]),
+    pgque.sink_set_offsets(text, text[], int4[], bigint[]),
+    pgque.sink_reset_offsets(text),
     pgque.version(),
     pgque.get_queue_info(text)
 TO pgque_writer;
@@ -111,5 +113,6 @@ REVOKE ALL ON FUNCTION
     pgque.partition_pinned_n(pgque.queue, text),
     pgque.partition_pin(pgque.queue, text, int),
     pgque.slot_guard(text, text, int, int, text),
-    pgque.idem_prepare(text, interval)
+    pgque.idem_prepare(text, interval),
+    pgque.sink_check_call(text, text[], int4[], int[])
 FROM pgque_admin;

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -108,5 +109,48 @@ class SinkOffsetsIT {
     void eachTopicPartitionOncePerCall() {
         Sql.expectSqlState("22023", () -> sql.exec(
                 "select pgque.sink_commit_offsets('conn-d', array['t','t'], array[0,0], array[null,null]::bigint[], array[1,2])"));
+    }
+    @Test
+    void anOperatorSetsAndForgetsOffsetsWhateverIsStored() throws SQLException {
+        try (Connection c = sql.connect()) {
+            commit(c, "conn-e", "orders", 0, null, 10);
+            commit(c, "conn-e", "orders", 1, null, 20);
+        }
+        // Partition 0 moved back, 1 forgotten, 2 set for the first time.
+        assertEquals(3L, sql.oneLong("select pgque.sink_set_offsets('conn-e', array['orders','orders','orders'], "
+                + "array[0,1,2], array[3,null,7]::bigint[])"));
+        assertEquals(3L, stored("conn-e", 0).get("next_offset"));
+        assertNull(stored("conn-e", 1));
+        assertEquals(7L, stored("conn-e", 2).get("next_offset"));
+        // A task resumes from what was set: its expected value is the new one.
+        try (Connection c = sql.connect()) {
+            commit(c, "conn-e", "orders", 0, 3L, 11);
+            commit(c, "conn-e", "orders", 1, null, 21);
+        }
+        assertEquals(11L, stored("conn-e", 0).get("next_offset"));
+    }
+
+    @Test
+    void aResetForgetsEveryPartitionOfThatConnectorOnly() throws SQLException {
+        try (Connection c = sql.connect()) {
+            commit(c, "conn-f", "orders", 0, null, 10);
+            commit(c, "conn-f", "refunds", 3, null, 4);
+            commit(c, "conn-g", "orders", 0, null, 99);
+        }
+        assertEquals(2L, sql.oneLong("select pgque.sink_reset_offsets('conn-f')"));
+        assertEquals(0L, sql.oneLong("select count(*) from pgque.sink_offsets('conn-f')"));
+        assertEquals(99L, stored("conn-g", 0).get("next_offset"), "another connector's offsets stay");
+        assertEquals(0L, sql.oneLong("select pgque.sink_reset_offsets('conn-f')"), "a second reset finds nothing");
+    }
+
+    @Test
+    void settingOffsetsRefusesWhatCannotBeAnOffset() {
+        Sql.expectSqlState("22023", () -> sql.exec(
+                "select pgque.sink_set_offsets('conn-h', array['t'], array[0], array[-1]::bigint[])"));
+        Sql.expectSqlState("22023", () -> sql.exec(
+                "select pgque.sink_set_offsets('conn-h', array['t','t'], array[0,0], array[1,2]::bigint[])"));
+        Sql.expectSqlState("22023", () -> sql.exec(
+                "select pgque.sink_set_offsets('conn-h', array['t'], array[0,1], array[1,2]::bigint[])"));
+        Sql.expectSqlState("22023", () -> sql.exec("select pgque.sink_reset_offsets('')"));
     }
 }

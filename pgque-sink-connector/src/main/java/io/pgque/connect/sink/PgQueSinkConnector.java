@@ -1,11 +1,16 @@
 package io.pgque.connect.sink;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.config.SinkConfigValidator;
+import io.pgque.connect.sink.offsets.StoredOffsets;
 import io.pgque.connect.sink.validate.LiveChecks;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Kafka topics into PgQue queues. The connector only checks the configuration and hands it to
@@ -60,6 +66,40 @@ public final class PgQueSinkConnector extends SinkConnector {
     @Override
     public void stop() {
         log.info("Stopping PgQue sink connector");
+    }
+
+    /**
+     * Connect's offsets REST API ({@code PATCH} or {@code DELETE /connectors/NAME/offsets}, with
+     * the connector stopped) changes the consumer group's offsets; the exactly-once sink resumes
+     * from the offsets stored in PostgreSQL instead, so the same change is made there first. A
+     * request whose offsets are all null is a reset: every stored offset of the connector is
+     * forgotten, also of partitions the consumer group never committed. Done for both delivery
+     * guarantees, so rows left from an earlier exactly-once run can never contradict the reset.
+     *
+     * @throws ConnectException when the database refuses or cannot be reached; Kafka's offsets
+     *         are then left as they were
+     */
+    @Override
+    public boolean alterOffsets(Map<String, String> connectorConfig, Map<TopicPartition, Long> offsets) {
+        PgQueSinkConfig config = new PgQueSinkConfig(connectorConfig);
+        String name = connectorConfig.get(PgQueSinkTask.CONNECTOR_NAME);
+        StoredOffsets stored = new StoredOffsets(name);
+        boolean reset = offsets.values().stream().allMatch(Objects::isNull);
+        try (HikariDataSource dataSource = DataSourceFactory.create(config.connection(), "pgque-sink-offsets-" + name)) {
+            if (reset) {
+                int forgotten = stored.reset(dataSource);
+                log.info("Offsets of connector {} reset: forgot the {} partition offsets stored in PostgreSQL",
+                        name, forgotten);
+            } else {
+                stored.alter(dataSource, offsets);
+                log.info("Offsets of connector {} altered in PostgreSQL: {}", name, offsets);
+            }
+        } catch (RuntimeException e) {
+            // WriteFailedException, or the pool failing to reach the database at all.
+            throw new ConnectException("Could not " + (reset ? "reset" : "alter") + " the offsets of connector '"
+                    + name + "' stored in PostgreSQL, so Kafka's were left as they are: " + e.getMessage(), e);
+        }
+        return true;
     }
 
     @Override

@@ -1,9 +1,12 @@
 package io.pgque.connect.sink;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.junit.jupiter.api.Test;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -48,6 +51,20 @@ class PgQueSinkConnectorTest {
         assertNotSame(configs.get(0), configs.get(1));
         assertEquals(PgQueSinkTask.class, connector.taskClass());
         connector.stop();
+    }
+
+    @Test
+    void offsetsThatCannotBeChangedInPostgresFailTheRequestAndSayWhy() {
+        // Nothing listens on port 1: the connection is refused at once.
+        Map<String, String> config = props("name", "orders-sink", "connection.url", "jdbc:postgresql://127.0.0.1:1/app",
+                "connection.timeout.ms", "250");
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        offsets.put(new TopicPartition(Fixtures.TOPIC, 0), null);
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> new PgQueSinkConnector().alterOffsets(config, offsets));
+        assertTrue(e.getMessage().contains("reset the offsets of connector 'orders-sink'"), e.getMessage());
+        assertTrue(e.getMessage().contains("Kafka's were left as they are"), e.getMessage());
+        assertFalse(e.getMessage().contains("s3cret-pw"), "no password in " + e.getMessage());
     }
 
     @Test

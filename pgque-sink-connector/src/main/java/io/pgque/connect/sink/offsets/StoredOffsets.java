@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ public final class StoredOffsets {
      *         connection from a missing function
      */
     public Map<TopicPartition, Long> read(DataSource dataSource) {
-        try (Connection connection = dataSource.getConnection()) {
+        return inOwnTransaction(dataSource, "reading", connection -> {
             Map<TopicPartition, Long> stored = new HashMap<>();
             try (PreparedStatement ps = connection.prepareStatement(
                     "select topic, kafka_partition, next_offset from pgque.sink_offsets(?)")) {
@@ -56,13 +57,8 @@ public final class StoredOffsets {
                     }
                 }
             }
-            if (!connection.getAutoCommit()) {
-                connection.commit();
-            }
             return stored;
-        } catch (SQLException e) {
-            throw new WriteFailedException("reading the stored Kafka offsets of connector '" + connector + "'", e);
-        }
+        });
     }
 
     /**
@@ -102,6 +98,75 @@ public final class StoredOffsets {
                 throw new OffsetsFencedException(moves, e);
             }
             throw new WriteFailedException("storing the Kafka offsets of connector '" + connector + "'", e);
+        }
+    }
+
+    /**
+     * An operator's change, in a transaction of its own: each partition set to its offset, or
+     * forgotten where the offset is null (it then starts from Kafka's offset). Unconditional:
+     * meant for a stopped connector, when no task writes.
+     *
+     * @return how many partitions were set or forgotten
+     * @throws WriteFailedException carrying the SQLSTATE
+     */
+    public int alter(DataSource dataSource, Map<TopicPartition, Long> offsets) {
+        List<Map.Entry<TopicPartition, Long>> entries = new ArrayList<>(offsets.entrySet());
+        int n = entries.size();
+        String[] topics = new String[n];
+        Integer[] partitions = new Integer[n];
+        Long[] next = new Long[n];
+        for (int i = 0; i < n; i++) {
+            topics[i] = entries.get(i).getKey().topic();
+            partitions[i] = entries.get(i).getKey().partition();
+            next[i] = entries.get(i).getValue();
+        }
+        return inOwnTransaction(dataSource, "altering", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select pgque.sink_set_offsets(?, ?, ?, ?)")) {
+                ps.setString(1, connector);
+                ps.setArray(2, array(connection, "text", topics));
+                ps.setArray(3, array(connection, "int4", partitions));
+                ps.setArray(4, array(connection, "int8", next));
+                return single(ps);
+            }
+        });
+    }
+
+    /**
+     * Forgets every stored offset of this connector, in a transaction of its own.
+     *
+     * @return how many partitions were forgotten
+     * @throws WriteFailedException carrying the SQLSTATE
+     */
+    public int reset(DataSource dataSource) {
+        return inOwnTransaction(dataSource, "resetting", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("select pgque.sink_reset_offsets(?)")) {
+                ps.setString(1, connector);
+                return single(ps);
+            }
+        });
+    }
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private <T> T inOwnTransaction(DataSource dataSource, String doing, Work<T> work) {
+        try (Connection connection = dataSource.getConnection()) {
+            T result = work.run(connection);
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+            return result;
+        } catch (SQLException e) {
+            throw new WriteFailedException(doing + " the stored Kafka offsets of connector '" + connector + "'", e);
+        }
+    }
+
+    private static int single(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 
