@@ -9,6 +9,7 @@ import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.delivery.OffsetRequest;
 import io.pgque.connect.source.slot.ConsumerSetup;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
@@ -90,6 +91,20 @@ public class PgQueSourceConnector extends SourceConnector {
     @Override
     public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> connectorConfig) {
         return ConnectorTransactionBoundaries.SUPPORTED;
+    }
+
+    /**
+     * Connect stores the offsets itself (they live in its offsets topic); the connector only
+     * refuses what it would never read. Resetting a slot's offset (null) is always safe: in
+     * exactly-once mode the slot's next re-issued batch is then sent whole, so at worst some
+     * events reach Kafka twice. Setting one is a promise that Kafka holds the batch up to that
+     * event: a new owner of the slot skips what it covers.
+     */
+    @Override
+    public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
+        SourceConfig parsed = new SourceConfig(connectorConfig);
+        OffsetRequest.check(parsed.queue(), parsed.consumer(), parsed.slots(), offsets);
+        return true;
     }
 
     /**

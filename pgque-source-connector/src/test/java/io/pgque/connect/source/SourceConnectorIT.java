@@ -1,12 +1,16 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
+import io.pgque.connect.source.record.SourceOffsets;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets;
+import org.apache.kafka.connect.runtime.rest.errors.ConnectRestException;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -26,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -205,6 +210,37 @@ class SourceConnectorIT {
     }
 
     /** Sum of one plugin metric over the connector's tasks, read over JMX like an operator would. */
+    /** (f) Connect's offsets REST API: an offset the connector would never read is refused, its own are kept. */
+    @Test
+    void offsetRequestsThroughRestAreCheckedBeforeConnectStoresThem() throws Exception {
+        String name = "offsets-src";
+        String queue = "offsets";
+        pg.createQueue(queue);
+        connect.kafka().createTopic(queue, 1);
+        connect.configureConnector(name, fixture.connectorConfig(name, queue, 2, 1));
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "source did not start");
+        connect.stopConnector(name);
+        connect.assertions().assertConnectorIsStopped(name, "stopped for offset changes");
+
+        ConnectRestException refused = assertThrows(ConnectRestException.class, () -> connect.alterConnectorOffsets(
+                name, request(SourceOffsets.partition("refunds", name, 0), SourceOffsets.offset(1, 2))));
+        assertTrue(refused.getMessage().contains("the connector reads queue 'offsets'"), refused.getMessage());
+
+        connect.alterConnectorOffsets(name, request(SourceOffsets.partition(queue, name, 1), SourceOffsets.offset(7, 70)));
+        List<ConnectorOffset> stored = connect.connectorOffsets(name).offsets();
+        assertEquals(1, stored.size(), stored.toString());
+        assertEquals(7L, ((Number) stored.get(0).offset().get(SourceOffsets.BATCH_ID)).longValue());
+        assertEquals(70L, ((Number) stored.get(0).offset().get(SourceOffsets.EVENT_ID)).longValue());
+
+        connect.resetConnectorOffsets(name);
+        assertEquals(List.of(), connect.connectorOffsets(name).offsets());
+        connect.deleteConnector(name);
+    }
+
+    private static ConnectorOffsets request(Map<String, ?> partition, Map<String, ?> offset) {
+        return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
+    }
+
     private static double pluginMetricSum(String connector, String attribute) {
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();

@@ -1,0 +1,84 @@
+package io.pgque.connect.source.delivery;
+
+import io.pgque.connect.source.record.SourceOffsets;
+import org.apache.kafka.connect.errors.ConnectException;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks an operator's request to alter or reset source offsets (Connect's {@code PATCH} or
+ * {@code DELETE /connectors/NAME/offsets}) before Connect stores it. Only exactly-once mode reads
+ * the offsets back, to learn how much of a re-issued batch Kafka holds; an offset that names
+ * another queue, consumer or slot would never be read, and one without a batch and event id
+ * would be ignored, so both are refused instead of stored quietly.
+ */
+public final class OffsetRequest {
+
+    private OffsetRequest() {
+    }
+
+    /**
+     * @param queue    the connector's queue
+     * @param consumer the connector's logical consumer
+     * @param slots    the connector's N
+     * @throws ConnectException naming every partition and offset that is not one of ours
+     */
+    public static void check(String queue, String consumer, int slots,
+                             Map<Map<String, ?>, Map<String, ?>> offsets) {
+        List<String> problems = new ArrayList<>();
+        offsets.forEach((partition, offset) -> {
+            String problem = partitionProblem(queue, consumer, slots, partition);
+            if (problem == null && offset != null) {
+                problem = offsetProblem(offset);
+            }
+            if (problem != null) {
+                problems.add(partition + " -> " + offset + ": " + problem);
+            }
+        });
+        if (!problems.isEmpty()) {
+            throw new ConnectException("Refusing the offsets request: " + String.join("; ", problems)
+                    + ". A source partition is {\"" + SourceOffsets.QUEUE + "\": \"" + queue + "\", \""
+                    + SourceOffsets.CONSUMER + "\": \"" + consumer + "\", \"" + SourceOffsets.SLOT + "\": 0.."
+                    + (slots - 1) + "}, an offset {\"" + SourceOffsets.BATCH_ID + "\": <batch id>, \""
+                    + SourceOffsets.EVENT_ID + "\": <last event id in Kafka>} or null to forget the slot's");
+        }
+    }
+
+    private static String partitionProblem(String queue, String consumer, int slots, Map<String, ?> partition) {
+        if (partition == null) {
+            return "no source partition";
+        }
+        if (!queue.equals(partition.get(SourceOffsets.QUEUE))) {
+            return "the connector reads queue '" + queue + "'";
+        }
+        if (!consumer.equals(partition.get(SourceOffsets.CONSUMER))) {
+            return "the connector reads as consumer '" + consumer + "'";
+        }
+        Object slot = partition.get(SourceOffsets.SLOT);
+        if (!isWhole(slot) || ((Number) slot).longValue() < 0 || ((Number) slot).longValue() >= slots) {
+            return "'" + SourceOffsets.SLOT + "' must be a slot number from 0 to " + (slots - 1);
+        }
+        if (partition.size() != 3) {
+            return "only '" + SourceOffsets.QUEUE + "', '" + SourceOffsets.CONSUMER + "' and '"
+                    + SourceOffsets.SLOT + "' belong in a source partition";
+        }
+        return null;
+    }
+
+    private static String offsetProblem(Map<String, ?> offset) {
+        for (String key : List.of(SourceOffsets.BATCH_ID, SourceOffsets.EVENT_ID)) {
+            Object value = offset.get(key);
+            if (!isWhole(value) || ((Number) value).longValue() < 0) {
+                return "'" + key + "' must be a whole number of at least 0";
+            }
+        }
+        return null;
+    }
+
+    /** The offsets REST API hands JSON numbers over as Integer or Long. */
+    private static boolean isWhole(Object value) {
+        return value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte;
+    }
+}

@@ -1,0 +1,72 @@
+package io.pgque.connect.source.delivery;
+
+import io.pgque.connect.source.record.SourceOffsets;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OffsetRequestTest {
+
+    private static Map<String, Object> partition(String queue, String consumer, Object slot) {
+        Map<String, Object> partition = new HashMap<>();
+        partition.put(SourceOffsets.QUEUE, queue);
+        partition.put(SourceOffsets.CONSUMER, consumer);
+        partition.put(SourceOffsets.SLOT, slot);
+        return partition;
+    }
+
+    private static Map<String, Object> offset(Object batch, Object event) {
+        Map<String, Object> offset = new HashMap<>();
+        offset.put(SourceOffsets.BATCH_ID, batch);
+        offset.put(SourceOffsets.EVENT_ID, event);
+        return offset;
+    }
+
+    private static String refused(Map<Map<String, ?>, Map<String, ?>> request) {
+        return assertThrows(ConnectException.class, () -> OffsetRequest.check("orders", "to-kafka", 4, request))
+                .getMessage();
+    }
+
+    @Test
+    void acceptsOffsetsOfItsOwnSlotsAndResets() {
+        Map<Map<String, ?>, Map<String, ?>> request = new HashMap<>();
+        request.put(partition("orders", "to-kafka", 0), offset(12, 340L)); // JSON numbers: Integer or Long
+        request.put(partition("orders", "to-kafka", 3L), null);
+        assertDoesNotThrow(() -> OffsetRequest.check("orders", "to-kafka", 4, request));
+    }
+
+    @Test
+    void refusesPartitionsItWouldNeverRead() {
+        String message = refused(Map.of(partition("refunds", "to-kafka", 0), offset(1, 2)));
+        assertTrue(message.contains("the connector reads queue 'orders'"), message);
+        assertTrue(message.contains("refunds"), "names the partition: " + message);
+
+        message = refused(Map.of(partition("orders", "elsewhere", 0), offset(1, 2)));
+        assertTrue(message.contains("as consumer 'to-kafka'"), message);
+
+        message = refused(Map.of(partition("orders", "to-kafka", 4), offset(1, 2)));
+        assertTrue(message.contains("slot number from 0 to 3"), message);
+
+        message = refused(Map.of(partition("orders", "to-kafka", "1"), offset(1, 2)));
+        assertTrue(message.contains("slot number from 0 to 3"), message);
+    }
+
+    @Test
+    void refusesOffsetsWithoutAWholeBatchAndEventId() {
+        String message = refused(Map.of(partition("orders", "to-kafka", 1), Map.of(SourceOffsets.BATCH_ID, 5)));
+        assertTrue(message.contains("'ev_id' must be a whole number"), message);
+
+        message = refused(Map.of(partition("orders", "to-kafka", 1), offset(-1, 2)));
+        assertTrue(message.contains("'batch_id' must be a whole number of at least 0"), message);
+
+        message = refused(Map.of(partition("orders", "to-kafka", 1), offset(1.5, 2)));
+        assertTrue(message.contains("'batch_id'"), message);
+        assertTrue(message.contains("{\"batch_id\": <batch id>"), "says what an offset looks like: " + message);
+    }
+}
