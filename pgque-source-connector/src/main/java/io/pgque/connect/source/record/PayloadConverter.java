@@ -7,6 +7,8 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.DataException;
 
+import java.util.function.Supplier;
+
 /** Turns an event payload into the record value, per {@code pgque.value.format}. */
 public abstract class PayloadConverter {
 
@@ -23,14 +25,15 @@ public abstract class PayloadConverter {
     }
 
     /**
-     * @param where names the event in an error message, e.g. "event 17 of batch 3 on slot 1"
+     * @param where names the event in an error message, e.g. "event 17 of batch 3 on slot 1";
+     *              built only when there is an error to report
      * @throws DataException when the payload cannot be converted
      */
-    public abstract SchemaAndValue convert(String payload, String where);
+    public abstract SchemaAndValue convert(String payload, Supplier<String> where);
 
     private static final class Text extends PayloadConverter {
         @Override
-        public SchemaAndValue convert(String payload, String where) {
+        public SchemaAndValue convert(String payload, Supplier<String> where) {
             return new SchemaAndValue(Schema.OPTIONAL_STRING_SCHEMA, payload);
         }
     }
@@ -40,7 +43,7 @@ public abstract class PayloadConverter {
         private final ObjectMapper mapper = new ObjectMapper();
 
         @Override
-        public SchemaAndValue convert(String payload, String where) {
+        public SchemaAndValue convert(String payload, Supplier<String> where) {
             if (payload == null) {
                 return SchemaAndValue.NULL;
             }
@@ -48,7 +51,7 @@ public abstract class PayloadConverter {
                 return new SchemaAndValue(null, mapper.readValue(payload, Object.class));
             } catch (JsonProcessingException e) {
                 // The message of a parse error quotes the payload; say where it is instead.
-                throw new DataException("pgque.value.format=json, but the payload of " + where
+                throw new DataException("pgque.value.format=json, but the payload of " + where.get()
                         + " is not JSON (line " + e.getLocation().getLineNr() + ", column "
                         + e.getLocation().getColumnNr() + "); use pgque.value.format=string for such queues");
             }

@@ -6,6 +6,7 @@ import org.apache.kafka.connect.data.SchemaAndValue;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Turns one received event into a Kafka Connect record: key = partition key ({@code extra1}),
@@ -31,8 +32,9 @@ public final class RecordFactory {
     }
 
     public TrackedRecord create(Message message, int slot, long epoch, DeliveryTicket ticket) {
-        String where = "event " + message.msgId() + " of batch " + message.batchId() + " on slot " + slot
-                + " of queue '" + queue + "'";
+        // Named only in error messages: not built for every record.
+        Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " on slot "
+                + slot + " of queue '" + queue + "'";
         SchemaAndValue value = values.convert(message.payload(), where);
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(

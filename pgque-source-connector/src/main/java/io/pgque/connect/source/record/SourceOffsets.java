@@ -35,10 +35,8 @@ public final class SourceOffsets {
         return Collections.unmodifiableMap(partition);
     }
 
+    /** One per record, so kept cheap; unlike the partition, an offset is never looked up by its form. */
     public static Map<String, Object> offset(long batchId, long eventId) {
-        Map<String, Object> offset = new LinkedHashMap<>();
-        offset.put(BATCH_ID, batchId);
-        offset.put(EVENT_ID, eventId);
-        return Collections.unmodifiableMap(offset);
+        return Map.of(BATCH_ID, batchId, EVENT_ID, eventId);
     }
 }

@@ -3,6 +3,8 @@ package io.pgque.connect.source.record;
 import io.pgque.connect.common.template.Template;
 import org.apache.kafka.connect.errors.DataException;
 
+import java.util.function.Supplier;
+
 /** The target topic of an event, from the {@code topic} template over {@code ${type}}. */
 public final class TopicRouter {
 
@@ -12,14 +14,14 @@ public final class TopicRouter {
         this.template = template;
     }
 
-    public String topicOf(String eventType, String where) {
+    public String topicOf(String eventType, Supplier<String> where) {
         if (template.isConstant()) {
             return template.source();
         }
         String topic = template.render(placeholder -> eventType);
         if (topic.isEmpty()) {
             throw new DataException("topic template \"" + template.source() + "\" renders an empty topic name for "
-                    + where + " (event type is empty)");
+                    + where.get() + " (event type is empty)");
         }
         return topic;
     }
