@@ -47,11 +47,12 @@ BEGIN
     END IF;
     v_table := pgque.active_event_table(i_queue.queue_id);
     v_ids := ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, v_n) ORDER BY 1);
+    -- One unnest walks all the arrays side by side (a NULL array gives NULLs); subscripting a
+    -- text array by position would walk it from the start for every row.
     EXECUTE format(
         'INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-         SELECT $1[u.ord], now(), NULL, NULL, coalesce($2[u.ord], ''default''), u.payload,
-                $4[u.ord], $5[u.ord], $6[u.ord], $7[u.ord]
-           FROM unnest($3) WITH ORDINALITY AS u(payload, ord)',
+         SELECT u.id, now(), NULL, NULL, coalesce(u.type, ''default''), u.payload, u.e1, u.e2, u.e3, u.e4
+           FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(id, type, payload, e1, e2, e3, e4)',
         v_table)
     USING v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4;
     RETURN v_ids;
