@@ -1,5 +1,9 @@
 package io.pgque.bench;
 
+import io.pgque.client.Batch;
+import io.pgque.client.Consumer;
+import io.pgque.client.PgQue;
+
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Engine throughput from one connection: {@code send_batch} of 1,000 events against plain JDBC
@@ -54,6 +59,23 @@ final class EngineBenchmark {
             long[] whole = new long[1];
             double wholeSeconds = Timing.seconds(() -> whole[0] = drainOneQuery(c, "reader_whole"));
             Timing.printRow("next_batch + one streaming read_batch query + ack", whole[0], wholeSeconds, rawReadRate);
+            long[] client = new long[1];
+            double clientSeconds = Timing.seconds(() -> client[0] = drainWithClient(c, "bench", "reader_client"));
+            Timing.printRow("Java client: Consumer.receive (first page, rest streamed) + ack", client[0], clientSeconds,
+                    rawReadRate);
+
+            // The keyed events were sent without ticks: one tick makes them a single batch, as
+            // when the ticker stood still while producers went on.
+            tick(c, "bench_keyed");
+            Timing.printHeader("Consuming: one batch of " + BATCHES * BATCH + " events (the ticker stood still)");
+            Timing.printRow("baseline: keyset SELECT of the plain table, pages of " + PAGE, rows, rawRead, 0);
+            long[] bigPaged = new long[1];
+            double bigPagedSeconds = Timing.seconds(() -> bigPaged[0] = Drains.plain(c, "bench_keyed", "big_paged", PAGE));
+            Timing.printRow("receive + read_batch pages of " + PAGE + " + ack", bigPaged[0], bigPagedSeconds, rawReadRate);
+            long[] bigClient = new long[1];
+            double bigClientSeconds = Timing.seconds(() -> bigClient[0] = drainWithClient(c, "bench_keyed", "big_client"));
+            Timing.printRow("Java client: Consumer.receive (first page, rest streamed) + ack", bigClient[0],
+                    bigClientSeconds, rawReadRate);
         }
     }
 
@@ -68,6 +90,9 @@ final class EngineBenchmark {
             }
             s.execute("select pgque.subscribe('bench', 'reader_paged')");
             s.execute("select pgque.subscribe('bench', 'reader_whole')");
+            s.execute("select pgque.subscribe('bench', 'reader_client')");
+            s.execute("select pgque.subscribe('bench_keyed', 'big_paged')");
+            s.execute("select pgque.subscribe('bench_keyed', 'big_client')");
         }
     }
 
@@ -199,6 +224,27 @@ final class EngineBenchmark {
                 ack.setLong(1, batch);
                 ack.executeQuery().close();
             }
+        }
+    }
+
+    /** The Java client as an application would use it, in the caller's transactions. */
+    private long drainWithClient(Connection c, String queue, String consumer) throws SQLException {
+        Consumer client = PgQue.using(c).consumer();
+        long total = 0;
+        c.setAutoCommit(false);
+        try {
+            while (true) {
+                Optional<Batch> batch = client.receive(queue, consumer, PAGE);
+                if (batch.isEmpty()) {
+                    c.commit();
+                    return total;
+                }
+                total += batch.get().size();
+                client.ack(batch.get());
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
         }
     }
 

@@ -61,8 +61,9 @@ public final class Consumer {
     }
 
     /**
-     * Receives the consumer's next batch, <em>all</em> of it, reading it in pages of
-     * {@code pageSize} events (the page size bounds round-trip size, not the batch). Until the
+     * Receives the consumer's next batch, <em>all</em> of it: the first {@code pageSize} events
+     * come with the receive, the rest (if any) in one more query, {@code pageSize} rows per round
+     * trip (the page size bounds round-trip size, not the batch). Until the
      * batch is acked, receiving again returns the same batch.
      *
      * @return the batch, or empty when no batch with events is ready (the ticker has not ticked
@@ -73,7 +74,8 @@ public final class Consumer {
         return db.run("receive from queue '" + queue + "' as '" + consumer + "'",
                 c -> WholeBatch.read(pageSize,
                         max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, max),
-                        (batchId, after, max) -> Sql.list(c, READ_BATCH, Rows::message, batchId, after, max)));
+                        (batchId, after) -> Sql.stream(c, READ_BATCH, pageSize, Rows::message, batchId, after,
+                                WholeBatch.ALL)));
     }
 
     /**

@@ -138,7 +138,8 @@ public final class SlotConsumer {
     }
 
     /**
-     * Receives the slot's next batch, all of it, in pages of {@code pageSize}; until acked, the
+     * Receives the slot's next batch, all of it (as {@link Consumer#receive(String, String, int)}
+     * reads a batch: a first page, then the rest in one query); until acked, the
      * same batch comes back. Requires this worker's lease on the slot, and renews it.
      *
      * @return the batch, or empty when the slot has no events ready
@@ -189,8 +190,8 @@ public final class SlotConsumer {
     private Optional<Batch> readWhole(Connection c, int slot, int pageSize) throws SQLException {
         return WholeBatch.read(pageSize,
                 max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max),
-                (batchId, after, max) -> Sql.list(c, READ_BATCH, Rows::message,
-                        queue, consumer, slot, n, workerId, after, max));
+                (batchId, after) -> Sql.stream(c, READ_BATCH, pageSize, Rows::message,
+                        queue, consumer, slot, n, workerId, after, WholeBatch.ALL));
     }
 
     /**

@@ -25,7 +25,17 @@ final class Sql {
 
     static <T> List<T> list(Connection c, String sql, RowMapper<T> mapper, Object... params)
             throws SQLException {
+        return stream(c, sql, 0, mapper, params);
+    }
+
+    /**
+     * Like {@link #list}, but the rows come {@code fetchSize} per round trip instead of all at
+     * once (when the connection is in a transaction, which is how the driver can hold a cursor).
+     */
+    static <T> List<T> stream(Connection c, String sql, int fetchSize, RowMapper<T> mapper, Object... params)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setFetchSize(fetchSize);
             bind(ps, params);
             try (ResultSet rs = ps.executeQuery()) {
                 List<T> rows = new ArrayList<>();

@@ -6,9 +6,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads every event of a batch, page by page, so that nobody acks events they never saw: the
- * engine's {@code receive} returns only the first page of a batch, while {@code ack} finishes all
- * of it. Plain and partitioned consumers differ only in their two page queries.
+ * Reads every event of a batch, so that nobody acks events they never saw: the engine's
+ * {@code receive} returns only the first page of a batch, while {@code ack} finishes all of it.
+ * Whatever the first page leaves is read by <em>one</em> more query, streamed a page at a time:
+ * every query scans the batch's whole tick window, so reading page by page would cost a scan
+ * per page, quadratic in the batch size (a batch after the ticker stood still for an hour holds
+ * the whole hour). Plain and partitioned consumers differ only in their two queries.
  */
 final class WholeBatch {
 
@@ -18,11 +21,14 @@ final class WholeBatch {
         List<Message> read(int max) throws SQLException;
     }
 
-    /** A following page: events of the open batch after {@code afterMsgId}, in order. */
+    /** The rest of the open batch: every event after {@code afterMsgId}, in order. */
     @FunctionalInterface
-    interface NextPage {
-        List<Message> read(long batchId, long afterMsgId, int max) throws SQLException;
+    interface Rest {
+        List<Message> read(long batchId, long afterMsgId) throws SQLException;
     }
+
+    /** The engine's {@code i_max} that asks for the rest of a batch, however long. */
+    static final int ALL = Integer.MAX_VALUE;
 
     private WholeBatch() {
     }
@@ -34,18 +40,17 @@ final class WholeBatch {
     }
 
     /** The whole batch, or empty when the consumer has no batch with events in it. */
-    static Optional<Batch> read(int pageSize, FirstPage first, NextPage next) throws SQLException {
+    static Optional<Batch> read(int pageSize, FirstPage first, Rest rest) throws SQLException {
         List<Message> page = first.read(pageSize);
         if (page.isEmpty()) {
             return Optional.empty();
         }
         long batchId = page.get(0).batchId();
-        List<Message> all = new ArrayList<>(page);
-        while (page.size() == pageSize) {
-            long after = page.get(page.size() - 1).msgId();
-            page = next.read(batchId, after, pageSize);
-            all.addAll(page);
+        if (page.size() < pageSize) {
+            return Optional.of(new Batch(batchId, page));
         }
+        List<Message> all = new ArrayList<>(page);
+        all.addAll(rest.read(batchId, page.get(page.size() - 1).msgId()));
         return Optional.of(new Batch(batchId, all));
     }
 }

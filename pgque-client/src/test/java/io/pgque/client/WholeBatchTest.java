@@ -26,32 +26,31 @@ class WholeBatchTest {
             return all.subList(0, Math.min(max, all.size()));
         }
 
-        List<Message> next(long batchId, long after, int max) {
+        List<Message> rest(long batchId, long after) {
             assertEquals(7, batchId);
             afterIds.add(after);
-            List<Message> rest = all.stream().filter(m -> m.msgId() > after).collect(Collectors.toList());
-            return rest.subList(0, Math.min(max, rest.size()));
+            return all.stream().filter(m -> m.msgId() > after).collect(Collectors.toList());
         }
 
         Optional<Batch> read(int pageSize) throws Exception {
-            return WholeBatch.read(pageSize, this::first, this::next);
+            return WholeBatch.read(pageSize, this::first, this::rest);
         }
     }
 
     @Test
-    void readsPagesUntilAShortOne() throws Exception {
+    void aFullFirstPageIsFollowedByOneReadOfAllTheRest() throws Exception {
         FakeBatch b = new FakeBatch(25);
         Batch batch = b.read(10).orElseThrow();
         assertEquals(b.all, batch.messages());
         assertEquals(7, batch.batchId());
-        assertEquals(List.of(100L, 200L), b.afterIds);
+        assertEquals(List.of(100L), b.afterIds, "one more read, however long the batch: each read scans the window");
     }
 
     @Test
-    void exactMultipleOfThePageSizeEndsOnAnEmptyPage() throws Exception {
-        FakeBatch b = new FakeBatch(20);
-        assertEquals(20, b.read(10).orElseThrow().size());
-        assertEquals(List.of(100L, 200L), b.afterIds);
+    void exactlyOnePageStillAsksForTheRest() throws Exception {
+        FakeBatch b = new FakeBatch(10);
+        assertEquals(10, b.read(10).orElseThrow().size());
+        assertEquals(List.of(100L), b.afterIds);
     }
 
     @Test

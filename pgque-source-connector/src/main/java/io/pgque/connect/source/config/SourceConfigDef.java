@@ -140,7 +140,8 @@ public final class SourceConfigDef {
                 POLLING_GROUP, ++order, Width.SHORT, "Poll interval (ms)");
         def.define(BATCH_MAX_EVENTS, Type.INT, BATCH_MAX_EVENTS_DEFAULT, Range.between(1, 100_000),
                 Importance.LOW,
-                "Page size when reading a batch; a batch is always read whole, in pages of this many events.",
+                "Events per round trip when reading a batch: a batch is always read whole, its first this-many "
+                        + "events with the receive, the rest in one more query, this many rows at a time.",
                 POLLING_GROUP, ++order, Width.SHORT, "Page size");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,
