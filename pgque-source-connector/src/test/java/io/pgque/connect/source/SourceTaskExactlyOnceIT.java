@@ -1,7 +1,5 @@
 package io.pgque.connect.source;
 
-import io.pgque.client.Event;
-import io.pgque.connect.source.config.TaskKeys;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
@@ -18,6 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.pgque.connect.source.HandDrivenTask.N;
+import static io.pgque.connect.source.HandDrivenTask.pollUntilRecords;
+import static io.pgque.connect.source.HandDrivenTask.sendRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -29,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  */
 class SourceTaskExactlyOnceIT {
 
-    private static final int N = 2;
     private static QueueFixture pg;
     private final List<PgQueSourceTask> tasks = new ArrayList<>();
     /** Kafka's offset store, as far as these tests need it: source partition to committed offset. */
@@ -49,7 +49,7 @@ class SourceTaskExactlyOnceIT {
     void aBatchKafkaCommittedIsAckedWithoutBeingSentAgain() throws Exception {
         String queue = "eos_whole";
         List<String> keys = setUp(queue);
-        sendRound(queue, keys, 0);
+        sendRound(pg, queue, keys, 0);
 
         FakeContext first = new FakeContext(props(queue));
         PgQueSourceTask dying = start(first);
@@ -68,7 +68,7 @@ class SourceTaskExactlyOnceIT {
             return pg.lastTick(queue, queue, 0) > tickBefore;
         });
 
-        sendRound(queue, keys, 5);
+        sendRound(pg, queue, keys, 5);
         List<SourceRecord> next = pollUntilRecords(heir);
         assertEquals(values(keys, 5, 10), values(next), "only the new batch, from its first event");
     }
@@ -77,7 +77,7 @@ class SourceTaskExactlyOnceIT {
     void aBatchPartlyInKafkaResumesAfterItsLastCommittedEvent() throws Exception {
         String queue = "eos_part";
         List<String> keys = setUp(queue);
-        sendRound(queue, keys, 0);
+        sendRound(pg, queue, keys, 0);
 
         PgQueSourceTask dying = start(new FakeContext(props(queue)));
         List<SourceRecord> batch = pollUntilRecords(dying);
@@ -112,31 +112,10 @@ class SourceTaskExactlyOnceIT {
                 () -> pg.leaseOwner(queue, queue, 0) == null);
     }
 
-    private static void sendRound(String queue, List<String> keys, int from) {
-        List<Event> events = new ArrayList<>();
-        for (int i = from; i < from + 5; i++) {
-            for (String key : keys) {
-                events.add(Event.of("test", key + ":" + i).withPartitionKey(key));
-            }
-        }
-        pg.send(queue, events);
-        pg.tick(queue);
-    }
-
     private static Map<String, String> props(String queue) {
-        Map<String, String> props = new HashMap<>();
-        props.put("name", queue);
-        props.put("connection.url", pg.jdbcUrl());
-        props.put("pgque.queue", queue);
-        props.put("pgque.slots", Integer.toString(N));
-        props.put("topic", "out");
+        Map<String, String> props = HandDrivenTask.props(pg, queue, queue, "0");
         props.put("pgque.delivery.guarantee", "exactly_once");
         props.put("exactly.once.support", "required");
-        props.put("pgque.lease.ttl.ms", "1000");
-        props.put("pgque.poll.interval.ms", "100");
-        props.put("pgque.metrics.log.interval.ms", "0");
-        props.put(TaskKeys.TASK_INDEX, "0");
-        props.put(TaskKeys.TASK_SLOTS, "0");
         return props;
     }
 
@@ -146,17 +125,6 @@ class SourceTaskExactlyOnceIT {
         task.start(context.configs());
         tasks.add(task);
         return task;
-    }
-
-    private static List<SourceRecord> pollUntilRecords(PgQueSourceTask task) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (System.nanoTime() < deadline) {
-            List<SourceRecord> records = task.poll();
-            if (records != null && !records.isEmpty()) {
-                return records;
-            }
-        }
-        throw new AssertionError("no records within 15 s");
     }
 
     private static List<SourceRecord> pollQuietly(PgQueSourceTask task) {

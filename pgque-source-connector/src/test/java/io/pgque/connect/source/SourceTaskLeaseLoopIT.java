@@ -1,8 +1,6 @@
 package io.pgque.connect.source;
 
-import io.pgque.client.Event;
 import io.pgque.client.SlotConsumer;
-import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -14,11 +12,13 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
+import static io.pgque.connect.source.HandDrivenTask.N;
+import static io.pgque.connect.source.HandDrivenTask.pollUntilRecords;
+import static io.pgque.connect.source.HandDrivenTask.sendRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -32,7 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SourceTaskLeaseLoopIT {
 
-    private static final int N = 2;
     private static QueueFixture pg;
     private final List<PgQueSourceTask> tasks = new ArrayList<>();
 
@@ -53,7 +52,7 @@ class SourceTaskLeaseLoopIT {
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
         List<String> keys = pg.keysOnSlot("k", 0, N, 3);
-        sendRound(queue, keys, 0);
+        sendRound(pg, queue, keys, 0);
 
         PgQueSourceTask zombie = start(queue, consumer, "0");
         List<SourceRecord> first = pollUntilRecords(zombie);
@@ -78,7 +77,7 @@ class SourceTaskLeaseLoopIT {
 
         // The heir dies too. The former zombie claims the slot again (a new epoch) and delivers
         // the still-unacked batch again, then the next one: a replayed suffix, in order.
-        sendRound(queue, keys, 5);
+        sendRound(pg, queue, keys, 5);
         List<SourceRecord> delivered = new ArrayList<>(first);
         List<SourceRecord> again = pollUntilRecords(zombie);
         assertEquals(batch, header(again.get(0), EventHeaders.BATCH_ID));
@@ -100,7 +99,7 @@ class SourceTaskLeaseLoopIT {
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
         List<String> keys = pg.keysOnSlot("s", 1, N, 2);
-        sendRound(queue, keys, 0);
+        sendRound(pg, queue, keys, 0);
 
         PgQueSourceTask task = start(queue, consumer, "0,1");
         List<SourceRecord> records = pollUntilRecords(task);
@@ -127,7 +126,7 @@ class SourceTaskLeaseLoopIT {
         keys.addAll(pg.keysOnSlot("t", 1, N, 2));
         int rounds = 4;
         for (int round = 0; round < rounds; round++) {
-            sendRound(queue, keys, round * 5);
+            sendRound(pg, queue, keys, round * 5);
         }
 
         // Both slots always have a batch ready, and every batch is in Kafka before the next
@@ -144,46 +143,13 @@ class SourceTaskLeaseLoopIT {
         }
     }
 
-    private void sendRound(String queue, List<String> keys, int from) {
-        List<Event> events = new ArrayList<>();
-        for (int i = from; i < from + 5; i++) {
-            for (String key : keys) {
-                events.add(Event.of("test", key + ":" + i).withPartitionKey(key));
-            }
-        }
-        pg.send(queue, events);
-        pg.tick(queue);
-    }
-
     private PgQueSourceTask start(String queue, String consumer, String slots) {
-        Map<String, String> props = new HashMap<>();
-        props.put("name", consumer);
-        props.put("connection.url", pg.jdbcUrl());
-        props.put("pgque.queue", queue);
-        props.put("pgque.consumer", consumer);
-        props.put("pgque.slots", Integer.toString(N));
-        props.put("topic", "out");
-        props.put("pgque.lease.ttl.ms", "1000");
-        props.put("pgque.poll.interval.ms", "100");
-        props.put("pgque.metrics.log.interval.ms", "0");
-        props.put(TaskKeys.TASK_INDEX, "0");
-        props.put(TaskKeys.TASK_SLOTS, slots);
+        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, slots);
         PgQueSourceTask task = new PgQueSourceTask();
         task.initialize(new NoMetricsContext(props));
         task.start(props);
         tasks.add(task);
         return task;
-    }
-
-    private static List<SourceRecord> pollUntilRecords(PgQueSourceTask task) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (System.nanoTime() < deadline) {
-            List<SourceRecord> records = task.poll();
-            if (records != null && !records.isEmpty()) {
-                return records;
-            }
-        }
-        throw new AssertionError("no records within 15 s");
     }
 
     private static void commit(PgQueSourceTask task, SourceRecord record) {

@@ -1,0 +1,67 @@
+package io.pgque.connect.source;
+
+import io.pgque.client.Event;
+import io.pgque.connect.source.config.TaskKeys;
+import org.apache.kafka.connect.source.SourceRecord;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the tests that drive one task by hand, in place of the Connect worker, share: the task's
+ * configuration, rounds of keyed events, and polling until a batch comes.
+ */
+final class HandDrivenTask {
+
+    /** Slots of every consumer in these tests. */
+    static final int N = 2;
+
+    private HandDrivenTask() {
+    }
+
+    /**
+     * A task's configuration: N slots, a 1 s lease (so tests can outlive it), polls every 100 ms,
+     * task 0 with {@code slots}, e.g. "0" or "0,1".
+     */
+    static Map<String, String> props(QueueFixture pg, String queue, String consumer, String slots) {
+        Map<String, String> props = new HashMap<>();
+        props.put("name", consumer);
+        props.put("connection.url", pg.jdbcUrl());
+        props.put("pgque.queue", queue);
+        props.put("pgque.consumer", consumer);
+        props.put("pgque.slots", Integer.toString(N));
+        props.put("topic", "out");
+        props.put("pgque.lease.ttl.ms", "1000");
+        props.put("pgque.poll.interval.ms", "100");
+        props.put("pgque.metrics.log.interval.ms", "0");
+        props.put(TaskKeys.TASK_INDEX, "0");
+        props.put(TaskKeys.TASK_SLOTS, slots);
+        return props;
+    }
+
+    /** Values {@code key:from} .. {@code key:from+4} for every key, in one transaction, then a tick. */
+    static void sendRound(QueueFixture pg, String queue, List<String> keys, int from) {
+        List<Event> events = new ArrayList<>();
+        for (int i = from; i < from + 5; i++) {
+            for (String key : keys) {
+                events.add(Event.of("test", key + ":" + i).withPartitionKey(key));
+            }
+        }
+        pg.send(queue, events);
+        pg.tick(queue);
+    }
+
+    static List<SourceRecord> pollUntilRecords(PgQueSourceTask task) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < deadline) {
+            List<SourceRecord> records = task.poll();
+            if (records != null && !records.isEmpty()) {
+                return records;
+            }
+        }
+        throw new AssertionError("no records within 15 s");
+    }
+}
