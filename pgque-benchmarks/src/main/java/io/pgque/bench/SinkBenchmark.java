@@ -28,8 +28,9 @@ import java.util.Properties;
  * against the raw baseline: the same payloads sent with {@code send_events} in batches of 500
  * from one plain JDBC connection, on the same server in the same run. The exactly-once rows
  * price what that mode adds to each put: the offsets statement and its row locks, in the same
- * transaction as the events. A sink run is timed from the connector's creation to the
- * moment every record is a committed event; the topic is filled beforehand.
+ * transaction as the events. Every run, baseline and sink, is timed by the events it wrote
+ * (first to last insert transaction), so the connector's start-up is not counted; the topic is
+ * filled beforehand.
  *
  * <p>The broker and the Connect worker run in this JVM (PostgreSQL in its own process), so the
  * CPU figure is this JVM's process CPU time over the run's wall time, in cores: the worker's
