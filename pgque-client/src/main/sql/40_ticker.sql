@@ -8,6 +8,9 @@ DECLARE
     q pgque.queue;
     v_tick bigint;
 BEGIN
+    -- One tick writer per queue at a time, so tick ids and snapshots ascend together even with
+    -- two tickers; begin_resize's seal tick relies on it (no later tick may commit before it).
+    PERFORM pg_advisory_xact_lock(hashtextextended('pgque.tick:' || i_queue_id, 0));
     SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
     INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq)
     VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_last_value(q.queue_event_seq))

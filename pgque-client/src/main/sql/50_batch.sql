@@ -106,6 +106,7 @@ DECLARE
     s pgque.subscription;
     v_last pgque.tick;
     v_next pgque.tick;
+    v_cap bigint;
 BEGIN
     q := pgque.find_queue(i_queue_name);
     s := pgque.lock_subscription(q.queue_id, i_consumer_name);
@@ -129,8 +130,13 @@ BEGIN
         SELECT * INTO v_next FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_next_tick;
         batch_id := s.sub_batch;
     ELSE
+        -- A slot of a consumer being resized opens no batch past the seal tick (56_resize.sql).
+        IF position('#' IN i_consumer_name) > 0 THEN
+            v_cap := pgque.resize_tick_cap(q.queue_id, i_consumer_name);
+        END IF;
         SELECT * INTO v_next FROM pgque.tick t
          WHERE t.tick_queue = q.queue_id AND t.tick_id > s.sub_last_tick
+           AND (v_cap IS NULL OR t.tick_id <= v_cap)
            AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
            AND ((i_min_count IS NULL AND i_min_interval IS NULL)
                 OR (i_min_count IS NOT NULL AND t.tick_event_seq - v_last.tick_event_seq >= i_min_count)

@@ -116,6 +116,9 @@ DECLARE
     v_other text;
 BEGIN
     PERFORM pgque.partition_pin(q, i_consumer, i_n);
+    IF pgque.resize_in_progress(q.queue_id, i_consumer) THEN
+        RETURN; -- set up already; its new slot set is the resize's (56_resize.sql)
+    END IF;
     -- Slot subscriptions of this consumer under another N (left from an older set-up).
     SELECT c.co_name INTO v_other
       FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
@@ -184,6 +187,7 @@ BEGIN
     FOR k IN 0 .. v_n - 1 LOOP
         PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, k, v_n));
     END LOOP;
+    PERFORM pgque.resize_forget(q, i_consumer);
     DELETE FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer;
 END
 $$;
@@ -285,6 +289,7 @@ BEGIN
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
     IF v_n <> i_n THEN
+        PERFORM pgque.resize_check_n(q, i_consumer, i_n);
         RAISE EXCEPTION 'wrong slot count for consumer % of queue %: pinned n=%, caller passed n=%',
             i_consumer, i_queue, v_n, i_n USING ERRCODE = 'PQ006';
     END IF;
@@ -293,6 +298,8 @@ BEGIN
      WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
        FOR UPDATE;
     IF NOT FOUND THEN
+        -- A resize may have retired the slot while we waited for its row.
+        PERFORM pgque.resize_check_n(q, i_consumer, i_n);
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
     END IF;
     IF r.lease_owner IS NULL THEN
@@ -378,27 +385,4 @@ BEGIN
 END
 $$;
 
--- One row per slot 0..n-1 of every partitioned consumer, also for slots nobody polls: an
--- unpolled slot pins rotation for the whole queue, so it must be visible. lease_owner shows
--- live leases only. pending_events counts the queue's events since the slot's cursor (all
--- hash classes, an estimate); 0 means the slot is caught up.
-CREATE OR REPLACE VIEW pgque.partition_slot_status AS
-SELECT q.queue_name,
-       pc.co_name AS consumer,
-       g.slot,
-       pc.n,
-       CASE WHEN ps.lease_until > clock_timestamp() THEN ps.lease_owner END AS lease_owner,
-       ps.lease_until,
-       coalesce(ps.epoch, 0) AS epoch,
-       s.sub_last_tick AS last_tick,
-       greatest(lt.tick_event_seq - ct.tick_event_seq, 0) AS pending_events
-  FROM pgque.partition_consumer pc
-  JOIN pgque.queue q ON q.queue_id = pc.queue_id
- CROSS JOIN LATERAL generate_series(0, pc.n - 1) AS g(slot)
-  LEFT JOIN pgque.partition_slot ps
-         ON ps.queue_id = pc.queue_id AND ps.co_name = pc.co_name AND ps.slot = g.slot
-  LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(pc.co_name, g.slot, pc.n)
-  LEFT JOIN pgque.subscription s ON s.sub_queue = pc.queue_id AND s.sub_consumer = c.co_id
-  LEFT JOIN pgque.tick ct ON ct.tick_queue = pc.queue_id AND ct.tick_id = s.sub_last_tick
-  LEFT JOIN LATERAL (SELECT t.tick_event_seq FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
-                      ORDER BY t.tick_id DESC LIMIT 1) lt ON true;
+-- The view pgque.partition_slot_status is in 56_resize.sql: it shows both slot sets of a resize.

@@ -140,12 +140,14 @@ BEGIN
         EXECUTE format(
             'WITH moved AS (
                  DELETE FROM pgque.retry_queue r WHERE r.ev_queue = $1 AND r.ev_retry_after <= now()
+                   AND r.ev_owner <> ALL ($2)
                  RETURNING r.ev_id, r.ev_time, r.ev_owner, r.ev_retry, r.ev_type, r.ev_data,
                            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4)
              INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
              SELECT * FROM moved ORDER BY ev_id',
             pgque.active_event_table(q.queue_id))
-        USING q.queue_id;
+        -- Retries of old slots wait while their consumer is being resized (56_resize.sql).
+        USING q.queue_id, pgque.resize_held_retry_owners(q.queue_id);
         GET DIAGNOSTICS v_moved = ROW_COUNT;
         -- Retries count toward the ticker's event threshold like fresh events.
         PERFORM nextval(q.queue_event_seq::regclass) FROM generate_series(1, v_moved);

@@ -52,7 +52,12 @@ GRANT EXECUTE ON FUNCTION
     pgque.receive_partitioned(text, text, int, int, text, int),
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.ack_partitioned(text, text, int, int, text),
-    pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text)
+    pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
+    pgque.begin_resize(text, text, int),
+    pgque.resize_ready(text, text),
+    pgque.complete_resize(text, text),
+    pgque.abort_resize(text, text),
+    pgque.resize_blocker(int4, bigint, bigint, bigint)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 
@@ -113,6 +118,14 @@ REVOKE ALL ON FUNCTION
     pgque.partition_pinned_n(pgque.queue, text),
     pgque.partition_pin(pgque.queue, text, int),
     pgque.slot_guard(text, text, int, int, text),
+    pgque.slot_consumer_names(text, int),
+    pgque.resize_tick_cap(int4, text),
+    pgque.resize_held_retry_owners(int4),
+    pgque.resize_blockers(int4, text),
+    pgque.resize_lock(pgque.queue, text),
+    pgque.resize_check_n(pgque.queue, text, int),
+    pgque.resize_forget(pgque.queue, text),
+    pgque.resize_in_progress(int4, text),
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[])
 FROM pgque_admin;

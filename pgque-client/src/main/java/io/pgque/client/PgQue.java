@@ -110,4 +110,9 @@ public final class PgQue {
     public SlotConsumer slotConsumer(String queue, String consumer, int slots, String workerId) {
         return new SlotConsumer(db, queue, consumer, slots, workerId);
     }
+
+    /** Resizing (changing N of) the partitioned consumer {@code consumer} of {@code queue}. */
+    public SlotResize slotResize(String queue, String consumer) {
+        return new SlotResize(db, queue, consumer);
+    }
 }

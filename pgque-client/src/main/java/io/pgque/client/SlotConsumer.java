@@ -34,7 +34,7 @@ public final class SlotConsumer {
             + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
     private static final String STATUS = "select queue_name, consumer, slot, n, lease_owner, "
             + "lease_until, epoch, last_tick, pending_events from pgque.partition_slot_status "
-            + "where queue_name = ? and consumer = ? order by slot";
+            + "where queue_name = ? and consumer = ? and n = ? order by slot";
 
     private final Connections db;
     private final String queue;
@@ -214,9 +214,9 @@ public final class SlotConsumer {
                 c -> Sql.one(c, "select pgque.slot_of(?, ?)", rs -> rs.getInt(1), key, n));
     }
 
-    /** Lease and position of every slot of this consumer, by slot. */
+    /** Lease and position of every slot of this consumer's set of N slots, by slot (while a resize is in progress the other set has rows too). */
     public List<SlotStatus> status() {
-        return db.run(what("read slot status"), c -> Sql.list(c, STATUS, SlotConsumer::slotStatus, queue, consumer));
+        return db.run(what("read slot status"), c -> Sql.list(c, STATUS, SlotConsumer::slotStatus, queue, consumer, n));
     }
 
     private static SlotStatus slotStatus(ResultSet rs) throws SQLException {
