@@ -20,6 +20,10 @@ import io.pgque.connect.source.record.PayloadConverter;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.resize.PolledSlotSet;
+import io.pgque.connect.source.resize.ResizeMetrics;
+import io.pgque.connect.source.resize.SlotSetReader;
+import io.pgque.connect.source.resize.SlotSetSwitch;
 import io.pgque.connect.source.slot.SlotPoller;
 import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
@@ -38,7 +42,8 @@ import java.util.Map;
 /**
  * One task: leases its share of the slots and turns their batches into records. The work is
  * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (task 0, when enabled) and
- * {@link SlotStatusMonitor}; this class wires them up and takes them down.
+ * {@link SlotStatusMonitor}, under a {@link SlotSetSwitch} that moves them to the new slot set
+ * when the consumer is resized; this class wires them up and takes them down.
  */
 public class PgQueSourceTask extends SourceTask {
 
@@ -46,12 +51,14 @@ public class PgQueSourceTask extends SourceTask {
     /** How long stop() waits for Kafka to take the batches in flight, so they can be acked. */
     private static final Duration STOP_GRACE = Duration.ofSeconds(2);
     private static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
+    /** How often a task looks at a resize that is draining (a status read; completes it when ready). */
+    private static final Duration RESIZE_CHECK_EVERY = Duration.ofSeconds(1);
 
     private HikariDataSource dataSource;
-    private SlotPoller poller;
+    private SlotSetSwitch poller;
     private TickerDuty ticker;
-    private SlotStatusMonitor monitor;
     private SourceMetrics metrics;
+    private ResizeMetrics resizeMetrics;
     private String workerId;
 
     @Override
@@ -70,8 +77,6 @@ public class PgQueSourceTask extends SourceTask {
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
-        SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), config.slots(), workerId);
-        metrics = new SourceMetrics(pluginMetrics(), slots);
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
         DeliveredPositions positions = exactlyOnce
                 ? new OffsetStorePositions(context.offsetStorageReader(), config.queue(), config.consumer())
@@ -79,18 +84,28 @@ public class PgQueSourceTask extends SourceTask {
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
         // the worker then commits only where the task says, so the task must say it for every batch.
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
-        poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
-                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
-                boundary);
+        RecordFactory records = records(config);
+        metrics = new SourceMetrics(pluginMetrics(), slots);
+        resizeMetrics = new ResizeMetrics(pluginMetrics());
+        // The slot set to read, and a new one after a resize (see SlotSetSwitch): N and the slots vary.
+        SlotSetReader.Factory sets = (n, setSlots) -> {
+            SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
+            SlotPoller setPoller = new SlotPoller(consumer, setSlots, records, config.leaseTtl(),
+                    config.pollInterval(), config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()),
+                    metrics, positions, boundary);
+            SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
+                    new HashSet<>(setSlots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
+                    config.metricsLogInterval());
+            return new PolledSlotSet(consumer, setPoller, setMonitor);
+        };
+        poller = SlotSetSwitch.start(pgque.slotResize(config.queue(), config.consumer()), config.slots(), slots, task,
+                TaskKeys.taskCount(props), sets, resizeMetrics, RESIZE_CHECK_EVERY);
         if (TaskKeys.runsTicker(props)) {
             ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
                     config.maintInterval(), config.retryInterval());
         }
-        monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), config.slots(),
-                new HashSet<>(slots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
-                config.metricsLogInterval());
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
-                task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
+                task, connector, poller.slots(), config.consumer(), config.slots(), config.queue(), workerId,
                 exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
     }
 
@@ -133,11 +148,11 @@ public class PgQueSourceTask extends SourceTask {
         if (ticker != null) {
             ticker.close();
         }
-        if (monitor != null) {
-            monitor.close();
-        }
         if (metrics != null) {
             metrics.close();
+        }
+        if (resizeMetrics != null) {
+            resizeMetrics.close();
         }
         if (dataSource != null) {
             dataSource.close();

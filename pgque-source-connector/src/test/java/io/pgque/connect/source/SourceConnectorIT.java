@@ -115,9 +115,9 @@ class SourceConnectorIT {
         connect.deleteConnector("sparse-src");
     }
 
-    /** (c) validate() reports a pinned N, idle tasks, a missing queue, missing rights and unbacked exactly_once, each under its key. */
+    /** (c) validate() accepts another N (a resize), reports idle tasks, a missing queue, missing rights and unbacked exactly_once, each under its key. */
     @Test
-    void validateReportsWrongSlotsIdleTasksAndUnknownQueue() {
+    void validateAcceptsAnotherNAndReportsIdleTasksAndUnknownQueue() {
         String queue = "pinned";
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, "pinned-src", 4, "setup").subscribe();
@@ -126,8 +126,9 @@ class SourceConnectorIT {
         assertEquals(0, connect.validateConnectorConfig("PgQueSourceConnector", good).errorCount(),
                 "a good config has no errors");
 
-        Map<String, String> wrongN = fixture.connectorConfig("pinned-src", queue, 3, 2);
-        assertError(wrongN, "pgque.slots", "already exists with 4 slots");
+        Map<String, String> otherN = fixture.connectorConfig("pinned-src", queue, 3, 2);
+        assertEquals(0, connect.validateConnectorConfig("PgQueSourceConnector", otherN).errorCount(),
+                "another N is no error: the connector resizes the consumer");
 
         Map<String, String> idle = fixture.connectorConfig("pinned-src", queue, 4, 6);
         assertError(idle, "pgque.slots", "2 task(s) would stay idle");

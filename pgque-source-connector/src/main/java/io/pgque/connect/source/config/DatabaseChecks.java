@@ -25,13 +25,12 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What validate() can only learn from the database itself: is the engine there, does the queue
- * exist, is the consumer already pinned to another N, may the user consume (and tick). Read-only,
- * and bounded in time, because a validate call must answer even when the database does not.
+ * exist, may the user consume (and tick). A consumer that exists with another N is no problem: the
+ * connector resizes it. Read-only, and bounded in time, because a validate call must answer even
+ * when the database does not.
  */
 public final class DatabaseChecks {
 
-    private static final String PIN = "select n from pgque.partition_slot_status where queue_name = ? "
-            + "and consumer = ? limit 1";
     private static final String ROLES = "select "
             + "coalesce((select pg_has_role(oid, 'USAGE') from pg_roles where rolname = 'pgque_reader'), false), "
             + "coalesce((select pg_has_role(oid, 'USAGE') from pg_roles where rolname = 'pgque_admin'), false), "
@@ -85,7 +84,6 @@ public final class DatabaseChecks {
             // Roles first: without pgque_reader the queue checks below would only say "permission denied".
             if (checkRoles(c)) {
                 checkQueue(c);
-                checkPin(c);
             }
         } catch (SQLException | RuntimeException e) {
             // The driver's messages name host and user at most, never the password.
@@ -108,21 +106,6 @@ public final class DatabaseChecks {
                 if (!rs.next()) {
                     add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist; create it first "
                             + "(select pgque.create_queue('" + config.queue() + "'))");
-                }
-            }
-        }
-    }
-
-    private void checkPin(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(PIN)) {
-            ps.setString(1, config.queue());
-            ps.setString(2, config.consumer());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && rs.getInt(1) != config.slots()) {
-                    int pinned = rs.getInt(1);
-                    add(SourceConfigDef.SLOTS, "consumer '" + config.consumer() + "' of queue '" + config.queue()
-                            + "' already exists with " + pinned + " slots, and N cannot change: set "
-                            + SourceConfigDef.SLOTS + "=" + pinned + ", or choose another " + SourceConfigDef.CONSUMER);
                 }
             }
         }

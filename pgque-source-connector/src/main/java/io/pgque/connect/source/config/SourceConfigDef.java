@@ -97,9 +97,9 @@ public final class SourceConfigDef {
                         + "Empty (default): the connector's name.",
                 QUEUE_GROUP, ++order, Width.MEDIUM, "Consumer");
         def.define(SLOTS, Type.INT, ConfigDef.NO_DEFAULT_VALUE, Range.between(1, MAX_SLOTS), Importance.HIGH,
-                "N, the fixed number of hash slots the consumer reads through (1.." + MAX_SLOTS + "). "
-                        + "An existing consumer keeps the N it was created with; another N is an error. "
-                        + "It caps the useful tasks.max.",
+                "N, the number of hash slots the consumer reads through (1.." + MAX_SLOTS + "). "
+                        + "Changing it on an existing consumer resizes it online, keeping per-key order "
+                        + "(docs/source.md, Changing N online). It caps the useful tasks.max.",
                 QUEUE_GROUP, ++order, Width.SHORT, "Slots (N)");
     }
 

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * Keys the connector adds to each task's configuration, on top of the user's: which task it is,
@@ -19,6 +20,8 @@ public final class TaskKeys {
     public static final String TASK_INDEX = "pgque.task.index";
     public static final String TASK_SLOTS = "pgque.task.slots";
     public static final String TASK_TICKER = "pgque.task.ticker";
+    /** How many tasks share the slots: a task draining a resize applies the same rule to the old N. */
+    public static final String TASK_COUNT = "pgque.task.count";
 
     private TaskKeys() {
     }
@@ -34,6 +37,7 @@ public final class TaskKeys {
         for (int task = 0; task < tasks; task++) {
             Map<String, String> taskProps = new HashMap<>(connectorProps);
             taskProps.put(TASK_INDEX, Integer.toString(task));
+            taskProps.put(TASK_COUNT, Integer.toString(tasks));
             taskProps.put(TASK_SLOTS, slotsText(SlotAssignment.slotsOf(task, tasks, slots)));
             // Ticks from two places would be harmless but wasteful: exactly one task ticks.
             taskProps.put(TASK_TICKER, Boolean.toString(task == 0 && tickerEnabled));
@@ -48,6 +52,19 @@ public final class TaskKeys {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
             throw new ConfigException(TASK_INDEX, text, "must be a task number");
+        }
+    }
+
+    /** How many tasks share the slots; empty in configurations made before the key existed. */
+    public static OptionalInt taskCount(Map<String, String> props) {
+        String text = props.get(TASK_COUNT);
+        if (text == null || text.isBlank()) {
+            return OptionalInt.empty();
+        }
+        try {
+            return OptionalInt.of(Integer.parseInt(text.trim()));
+        } catch (NumberFormatException e) {
+            throw new ConfigException(TASK_COUNT, text, "must be a task count");
         }
     }
 

@@ -6,6 +6,7 @@ import io.pgque.client.PgQueInstaller;
 import io.pgque.client.QueueNotFoundException;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.source.config.SourceConfigDef;
+import io.pgque.connect.source.resize.SlotCountChange;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +17,8 @@ import java.time.Duration;
 /**
  * What the connector makes sure of before any task reads: the engine is there (when asked to
  * install it) and the logical consumer exists with its N slots, all created in one step at one
- * tick so that no slot misses events the others see.
+ * tick so that no slot misses events the others see; an existing consumer with another N is
+ * resized ({@link SlotCountChange}).
  */
 public final class ConsumerSetup {
 
@@ -36,16 +38,14 @@ public final class ConsumerSetup {
                 if (install == SchemaInstall.IF_MISSING && new PgQueInstaller(dataSource).installIfMissing()) {
                     log.info("Installed the bundled PgQue engine");
                 }
-                PgQue.using(dataSource).slotConsumer(queue, consumer, slots, "connector").subscribe();
-                log.info("Consumer {} reads queue {} through {} slots", consumer, queue, slots);
+                SlotCountChange.apply(PgQue.using(dataSource), queue, consumer, slots);
                 return;
             } catch (QueueNotFoundException e) {
                 throw new ConnectException("Queue '" + queue + "' (" + SourceConfigDef.QUEUE + ") does not exist; "
                         + "create it first: " + e.getMessage(), e);
             } catch (PartitionMismatchException e) {
-                throw new ConnectException("Consumer '" + consumer + "' of queue '" + queue + "' cannot be set up with "
-                        + SourceConfigDef.SLOTS + "=" + slots + " (an existing consumer keeps its N): "
-                        + e.getMessage(), e);
+                throw new ConnectException("Consumer '" + consumer + "' of queue '" + queue + "' cannot be set up "
+                        + "or resized to " + SourceConfigDef.SLOTS + "=" + slots + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
                 if (!Failures.isTransient(e) || attempt >= attempts) {
                     throw new ConnectException("Cannot set up consumer '" + consumer + "' on queue '" + queue + "': "

@@ -25,6 +25,8 @@ class TaskKeysTest {
                 configs.stream().map(TaskKeys::runsTicker).toList());
         for (int task = 0; task < 3; task++) {
             assertEquals(task, TaskKeys.taskIndex(configs.get(task)));
+            assertEquals(3, TaskKeys.taskCount(configs.get(task)).getAsInt(),
+                    "a task draining a resize shares out the old slots by the same count");
             assertEquals("orders-src", configs.get(task).get("name"), "user keys are passed on");
         }
     }
@@ -37,6 +39,13 @@ class TaskKeysTest {
     @Test
     void neverMoreTasksThanSlots() {
         assertEquals(4, TaskKeys.taskConfigs(CONNECTOR, 4, false, 9).size());
+    }
+
+    @Test
+    void aTaskCountIsOptionalButMustBeANumber() {
+        assertTrue(TaskKeys.taskCount(Map.of()).isEmpty(), "task configs of older versions have none");
+        ConfigException e = assertThrows(ConfigException.class, () -> TaskKeys.taskCount(Map.of(TaskKeys.TASK_COUNT, "x")));
+        assertTrue(e.getMessage().contains(TaskKeys.TASK_COUNT), e.getMessage());
     }
 
     @Test

@@ -1,0 +1,60 @@
+package io.pgque.connect.source.resize;
+
+import io.pgque.client.SlotConsumer;
+import io.pgque.connect.source.metrics.SlotStatusMonitor;
+import io.pgque.connect.source.slot.SlotPoller;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+
+/** A slot set read by a {@link SlotPoller}, with the {@link SlotStatusMonitor} that samples it. */
+public final class PolledSlotSet implements SlotSetReader {
+
+    private static final Logger log = LoggerFactory.getLogger(PolledSlotSet.class);
+
+    private final SlotConsumer consumer;
+    private final SlotPoller poller;
+    private final SlotStatusMonitor monitor;
+
+    public PolledSlotSet(SlotConsumer consumer, SlotPoller poller, SlotStatusMonitor monitor) {
+        this.consumer = consumer;
+        this.poller = poller;
+        this.monitor = monitor;
+    }
+
+    @Override
+    public List<SourceRecord> poll() throws InterruptedException {
+        return poller.poll();
+    }
+
+    @Override
+    public void stop() {
+        poller.stop();
+    }
+
+    @Override
+    public void close(Duration grace) {
+        poller.stop();
+        poller.close(grace);
+        monitor.close();
+    }
+
+    @Override
+    public void abandon() {
+        poller.stop();
+        monitor.close();
+    }
+
+    @Override
+    public boolean release(int slot) {
+        try {
+            return consumer.release(slot);
+        } catch (RuntimeException e) {
+            log.debug("Could not release slot {} of {}: {}", slot, consumer.consumer(), e.getMessage());
+            return false;
+        }
+    }
+}

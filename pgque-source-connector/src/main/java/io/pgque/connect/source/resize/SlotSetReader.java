@@ -1,0 +1,34 @@
+package io.pgque.connect.source.resize;
+
+import org.apache.kafka.connect.source.SourceRecord;
+
+import java.time.Duration;
+import java.util.List;
+
+/** A task's reading of one slot set (its share of N slots): the lease loop and what goes with it. */
+public interface SlotSetReader {
+
+    /** The next whole batch, or null when none was ready within the poll interval. */
+    List<SourceRecord> poll() throws InterruptedException;
+
+    /** Makes a running or future poll() return at once. Any thread. */
+    void stop();
+
+    /** Gives the slots back at a batch boundary, waiting up to {@code grace} for Kafka. */
+    void close(Duration grace);
+
+    /**
+     * Stops reading a set that a resize retired: its leases and open batches are gone in the
+     * engine, so nothing is given back.
+     */
+    void abandon();
+
+    /** Gives up this worker's lease on {@code slot}, if it holds it; false when it did not. */
+    boolean release(int slot);
+
+    @FunctionalInterface
+    interface Factory {
+        /** Starts reading {@code slots} of the set of {@code n}. */
+        SlotSetReader open(int n, List<Integer> slots);
+    }
+}
