@@ -19,6 +19,51 @@ ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS seal_tick bigint;
 ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS n_prev int4;
 ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS resize_started timestamptz;
 
+-- One row per slot of every partitioned consumer, also for slots nobody polls: an unpolled slot
+-- pins rotation for the whole queue, so it must be visible. While a resize is in progress both
+-- sets show: the old slots (slot_set 'old', blocked_by says what keeps each from the seal) and
+-- the new ones ('new', waiting at the seal). lease_owner shows live leases only.
+-- pending_events counts the queue's events since the slot's cursor (all hash classes, an
+-- estimate); 0 means the slot is caught up.
+CREATE OR REPLACE VIEW pgque.partition_slot_status AS
+SELECT q.queue_name,
+       pc.co_name AS consumer,
+       g.slot,
+       g.n,
+       CASE WHEN ps.lease_until > clock_timestamp() THEN ps.lease_owner END AS lease_owner,
+       ps.lease_until,
+       coalesce(ps.epoch, 0) AS epoch,
+       s.sub_last_tick AS last_tick,
+       greatest(lt.tick_event_seq - ct.tick_event_seq, 0) AS pending_events,
+       g.slot_set,
+       pc.resize_state,
+       pc.epoch AS resize_epoch,
+       CASE WHEN pc.resize_state = 'draining' THEN pc.n END AS old_n,
+       pc.n_next AS new_n,
+       pc.seal_tick,
+       CASE WHEN g.slot_set <> 'old' THEN NULL
+            WHEN s.sub_id IS NULL THEN 'not subscribed'
+            WHEN s.sub_batch IS NOT NULL THEN 'batch ' || s.sub_batch || ' is open'
+            WHEN s.sub_last_tick < pc.seal_tick THEN 'cursor at tick ' || s.sub_last_tick || ', seal at tick ' || pc.seal_tick
+       END AS blocked_by
+  FROM pgque.partition_consumer pc
+  JOIN pgque.queue q ON q.queue_id = pc.queue_id
+ CROSS JOIN LATERAL (
+        SELECT k, pc.n, CASE WHEN pc.resize_state = 'draining' THEN 'old' ELSE 'current' END
+          FROM generate_series(0, pc.n - 1) k
+        UNION ALL
+        SELECT k, pc.n_next, 'new'
+          FROM generate_series(0, coalesce(pc.n_next, 0) - 1) k
+         WHERE pc.resize_state = 'draining'
+       ) AS g(slot, n, slot_set)
+  LEFT JOIN pgque.partition_slot ps
+         ON ps.queue_id = pc.queue_id AND ps.co_name = pc.co_name AND ps.slot = g.slot AND g.slot_set <> 'new'
+  LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(pc.co_name, g.slot, g.n)
+  LEFT JOIN pgque.subscription s ON s.sub_queue = pc.queue_id AND s.sub_consumer = c.co_id
+  LEFT JOIN pgque.tick ct ON ct.tick_queue = pc.queue_id AND ct.tick_id = s.sub_last_tick
+  LEFT JOIN LATERAL (SELECT t.tick_event_seq FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
+                      ORDER BY t.tick_id DESC LIMIT 1) lt ON true;
+
 -- Internal: the subscription names of slots 0..n-1.
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_names(i_consumer text, i_n int)
 RETURNS text[]
@@ -49,29 +94,14 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
      WHERE pc.queue_id = i_queue_id AND pc.resize_state = 'draining'
 $$;
 
--- Internal: what keeps an old slot from being done with the old epoch, or NULL when nothing does.
-CREATE OR REPLACE FUNCTION pgque.resize_blocker(i_sub_id int4, i_batch bigint, i_last_tick bigint, i_seal bigint)
-RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
-    SELECT CASE WHEN i_sub_id IS NULL THEN 'not subscribed'
-                WHEN i_batch IS NOT NULL THEN 'batch ' || i_batch || ' is open'
-                WHEN i_last_tick < i_seal THEN 'cursor at tick ' || i_last_tick || ', seal at tick ' || i_seal
-           END
-$$;
-
--- Internal: the old slots of a consumer being resized that still block completion.
+-- Internal: the old slots of a consumer being resized that still block completion, and why.
 CREATE OR REPLACE FUNCTION pgque.resize_blockers(i_queue_id int4, i_consumer text)
 RETURNS TABLE (slot int, blocked_by text)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
-    SELECT k, b.blocked_by
-      FROM pgque.partition_consumer pc
-     CROSS JOIN LATERAL generate_series(0, pc.n - 1) k
-      LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(pc.co_name, k, pc.n)
-      LEFT JOIN pgque.subscription s ON s.sub_consumer = c.co_id AND s.sub_queue = pc.queue_id
-     CROSS JOIN LATERAL (SELECT pgque.resize_blocker(s.sub_id, s.sub_batch, s.sub_last_tick, pc.seal_tick)) b(blocked_by)
-     WHERE pc.queue_id = i_queue_id AND pc.co_name = i_consumer AND pc.resize_state = 'draining'
-       AND b.blocked_by IS NOT NULL
-     ORDER BY k
+    SELECT st.slot, st.blocked_by
+      FROM pgque.partition_slot_status st JOIN pgque.queue q ON q.queue_name = st.queue_name
+     WHERE q.queue_id = i_queue_id AND st.consumer = i_consumer AND st.slot_set = 'old' AND st.blocked_by IS NOT NULL
+     ORDER BY st.slot
 $$;
 
 -- Internal: the partitioned consumer's row, locked: begin, complete and abort run one at a time.
@@ -84,6 +114,20 @@ BEGIN
     PERFORM pgque.partition_pinned_n(i_queue, i_consumer);
     SELECT * INTO pc FROM pgque.partition_consumer
      WHERE queue_id = i_queue.queue_id AND co_name = i_consumer FOR UPDATE;
+    RETURN pc;
+END
+$$;
+
+-- Internal: resize_lock for complete and abort, which need a resize in progress.
+CREATE OR REPLACE FUNCTION pgque.resize_lock_draining(i_queue pgque.queue, i_consumer text)
+RETURNS pgque.partition_consumer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    pc pgque.partition_consumer := pgque.resize_lock(i_queue, i_consumer);
+BEGIN
+    IF pc.resize_state <> 'draining' THEN
+        RAISE EXCEPTION 'consumer % of queue % is not being resized', i_consumer, i_queue.queue_name USING ERRCODE = '55000';
+    END IF;
     RETURN pc;
 END
 $$;
@@ -214,10 +258,7 @@ DECLARE
     v_old_cos int4[];
     v_lease_epoch bigint;
 BEGIN
-    pc := pgque.resize_lock(q, i_consumer);
-    IF pc.resize_state <> 'draining' THEN
-        RAISE EXCEPTION 'consumer % of queue % is not being resized', i_consumer, i_queue USING ERRCODE = '55000';
-    END IF;
+    pc := pgque.resize_lock_draining(q, i_consumer);
     v_old := pgque.slot_consumer_names(i_consumer, pc.n);
     -- Wait for reads and acks in flight on old slots, in the order they lock: lease row, then
     -- subscription.
@@ -271,10 +312,7 @@ DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     pc pgque.partition_consumer;
 BEGIN
-    pc := pgque.resize_lock(q, i_consumer);
-    IF pc.resize_state <> 'draining' THEN
-        RAISE EXCEPTION 'consumer % of queue % is not being resized', i_consumer, i_queue USING ERRCODE = '55000';
-    END IF;
+    pc := pgque.resize_lock_draining(q, i_consumer);
     PERFORM pgque.resize_forget(q, i_consumer);
     UPDATE pgque.partition_consumer
        SET n_next = NULL, seal_tick = NULL, resize_state = 'stable', resize_started = NULL
@@ -282,45 +320,3 @@ BEGIN
     RETURN pc.n;
 END
 $$;
-
--- One row per slot of every partitioned consumer, also for slots nobody polls: an unpolled slot
--- pins rotation for the whole queue, so it must be visible. While a resize is in progress both
--- sets show: the old slots (slot_set 'old', blocked_by says what keeps each from the seal) and
--- the new ones ('new', waiting at the seal). lease_owner shows live leases only.
--- pending_events counts the queue's events since the slot's cursor (all hash classes, an
--- estimate); 0 means the slot is caught up.
-CREATE OR REPLACE VIEW pgque.partition_slot_status AS
-SELECT q.queue_name,
-       pc.co_name AS consumer,
-       g.slot,
-       g.n,
-       CASE WHEN ps.lease_until > clock_timestamp() THEN ps.lease_owner END AS lease_owner,
-       ps.lease_until,
-       coalesce(ps.epoch, 0) AS epoch,
-       s.sub_last_tick AS last_tick,
-       greatest(lt.tick_event_seq - ct.tick_event_seq, 0) AS pending_events,
-       g.slot_set,
-       pc.resize_state,
-       pc.epoch AS resize_epoch,
-       CASE WHEN pc.resize_state = 'draining' THEN pc.n END AS old_n,
-       pc.n_next AS new_n,
-       pc.seal_tick,
-       CASE WHEN g.slot_set = 'old' THEN pgque.resize_blocker(s.sub_id, s.sub_batch, s.sub_last_tick, pc.seal_tick) END
-           AS blocked_by
-  FROM pgque.partition_consumer pc
-  JOIN pgque.queue q ON q.queue_id = pc.queue_id
- CROSS JOIN LATERAL (
-        SELECT k, pc.n, CASE WHEN pc.resize_state = 'draining' THEN 'old' ELSE 'current' END
-          FROM generate_series(0, pc.n - 1) k
-        UNION ALL
-        SELECT k, pc.n_next, 'new'
-          FROM generate_series(0, coalesce(pc.n_next, 0) - 1) k
-         WHERE pc.resize_state = 'draining'
-       ) AS g(slot, n, slot_set)
-  LEFT JOIN pgque.partition_slot ps
-         ON ps.queue_id = pc.queue_id AND ps.co_name = pc.co_name AND ps.slot = g.slot AND g.slot_set <> 'new'
-  LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(pc.co_name, g.slot, g.n)
-  LEFT JOIN pgque.subscription s ON s.sub_queue = pc.queue_id AND s.sub_consumer = c.co_id
-  LEFT JOIN pgque.tick ct ON ct.tick_queue = pc.queue_id AND ct.tick_id = s.sub_last_tick
-  LEFT JOIN LATERAL (SELECT t.tick_event_seq FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
-                      ORDER BY t.tick_id DESC LIMIT 1) lt ON true;

@@ -56,8 +56,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.begin_resize(text, text, int),
     pgque.resize_ready(text, text),
     pgque.complete_resize(text, text),
-    pgque.abort_resize(text, text),
-    pgque.resize_blocker(int4, bigint, bigint, bigint)
+    pgque.abort_resize(text, text)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 
@@ -123,6 +122,7 @@ REVOKE ALL ON FUNCTION
     pgque.resize_held_retry_owners(int4),
     pgque.resize_blockers(int4, text),
     pgque.resize_lock(pgque.queue, text),
+    pgque.resize_lock_draining(pgque.queue, text),
     pgque.resize_check_n(pgque.queue, text, int),
     pgque.resize_forget(pgque.queue, text),
     pgque.resize_in_progress(int4, text),

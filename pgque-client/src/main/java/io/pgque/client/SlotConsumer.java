@@ -214,7 +214,10 @@ public final class SlotConsumer {
                 c -> Sql.one(c, "select pgque.slot_of(?, ?)", rs -> rs.getInt(1), key, n));
     }
 
-    /** Lease and position of every slot of this consumer's set of N slots, by slot (while a resize is in progress the other set has rows too). */
+    /**
+     * Lease and position of every slot of this consumer's set of N slots, by slot (while a resize
+     * is in progress, the view also has rows for the other set; they are left out).
+     */
     public List<SlotStatus> status() {
         return db.run(what("read slot status"), c -> Sql.list(c, STATUS, SlotConsumer::slotStatus, queue, consumer, n));
     }
