@@ -89,6 +89,7 @@ public class PgQueSourceTask extends SourceTask {
         resizeMetrics = new ResizeMetrics(pluginMetrics());
         // The slot set to read, and a new one after a resize (see SlotSetSwitch): N and the slots vary.
         SlotSetReader.Factory sets = (n, setSlots) -> {
+            metrics.keepSamplesOf(setSlots);
             SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records, config.leaseTtl(),
                     config.pollInterval(), config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()),
@@ -105,7 +106,7 @@ public class PgQueSourceTask extends SourceTask {
                     config.maintInterval(), config.retryInterval());
         }
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
-                task, connector, poller.slots(), config.consumer(), config.slots(), config.queue(), workerId,
+                task, connector, poller.slots(), config.consumer(), resizeMetrics.slotCount(), config.queue(), workerId,
                 exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
     }
 

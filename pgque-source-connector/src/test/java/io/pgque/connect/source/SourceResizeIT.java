@@ -15,11 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Changing {@code pgque.slots} of a running connector resizes the consumer online. Keyed events
  * over 500 keys flow at about 1,000 per second while N goes 4 → 8 (a PUT of the whole config,
- * with a task restarted while the old slots drain) and 8 → 3 (a PATCH); every event arrives, in
+ * with old slot 1's acks held back by a transient fault so that the task draining it is restarted
+ * while the resize is open) and 8 → 3 (a PATCH); every event arrives, in
  * per-key order across both switches, at-least-once and exactly-once. Sized down from the issue's
  * 50,000 events: the producer runs until both resizes are done and a little longer, so events
  * flow through both switches whatever the machine's speed.
@@ -85,11 +87,21 @@ class SourceResizeIT {
         QueueFixture.await("records flowing at N=4", ConnectFixture.DELIVERY_TIMEOUT,
                 () -> fixture.recordCount(name) > 3 * KEYS);
 
-        config.put("pgque.slots", "8");
-        fixture.connect.configureConnector(name, config);
-        QueueFixture.await("the resize to 8 has begun", ConnectFixture.DELIVERY_TIMEOUT,
-                () -> state(name).draining() || state(name).resizeEpoch() == 1);
-        fixture.connect.restartTask(name, 1);
+        // Old slot 1 cannot ack (a transient error) until released below, so the resize to 8
+        // stays open while task 1, which drains that slot, is restarted.
+        holdAcks(name + "#1/4");
+        try {
+            config.put("pgque.slots", "8");
+            fixture.connect.configureConnector(name, config);
+            QueueFixture.await("the resize to 8 waits for old slot 1", ConnectFixture.DELIVERY_TIMEOUT,
+                    () -> state(name).draining() && state(name).blockers().stream().anyMatch(b -> b.startsWith("slot 1:")));
+            fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, TASKS, "tasks draining");
+            fixture.connect.restartTask(name, 1);
+            fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, TASKS, "task 1 back");
+            assertTrue(state(name).draining(), "the restart happened during the resize");
+        } finally {
+            releaseAcks();
+        }
         awaitResized(name, 8, 1);
         fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, TASKS, "tasks run at N=8");
 
@@ -105,6 +117,27 @@ class SourceResizeIT {
         assertEquals(3L, fixture.pg.queryLong("select count(*) from pgque.partition_slot_status where queue_name = ?",
                 name), "only the 3 new slots are left");
         return rounds.get();
+    }
+
+    /**
+     * Makes every ack of the slot subscription {@code slot} fail with a serialization failure,
+     * which the task treats as transient and retries: the slot's batch stays open.
+     */
+    private static void holdAcks(String slot) {
+        fixture.pg.execute("create table if not exists public.it_held_slot (name text not null)");
+        fixture.pg.execute("delete from public.it_held_slot");
+        fixture.pg.execute("insert into public.it_held_slot values ('" + slot + "')");
+        // Qualified names: the engine's functions run with search_path = pgque, pg_catalog.
+        fixture.pg.execute("create or replace function public.it_hold_ack() returns trigger language plpgsql as $$ "
+                + "begin if current_query() ilike '%ack_partitioned%' and exists (select 1 from public.it_held_slot h "
+                + "join pgque.consumer c on c.co_name = h.name where c.co_id = old.sub_consumer) then "
+                + "raise exception 'injected: ack held' using errcode = '40001'; end if; return new; end $$");
+        fixture.pg.execute("create or replace trigger it_hold_ack before update on pgque.subscription for each row "
+                + "when (old.sub_batch is not null and new.sub_batch is null) execute function public.it_hold_ack()");
+    }
+
+    private static void releaseAcks() {
+        fixture.pg.execute("drop trigger if exists it_hold_ack on pgque.subscription");
     }
 
     private static void awaitResized(String name, int n, long epoch) throws InterruptedException {

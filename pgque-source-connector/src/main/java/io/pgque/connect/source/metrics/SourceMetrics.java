@@ -108,6 +108,11 @@ public final class SourceMetrics implements SlotEvents {
         samples.put(slot, sample);
     }
 
+    /** Forgets the samples of slots not in {@code slots}: the task reads another slot set now (a resize). */
+    public void keepSamplesOf(java.util.Collection<Integer> slots) {
+        samples.keySet().retainAll(slots);
+    }
+
     /** The latest sample of every slot, by slot number. */
     public Map<Integer, SlotSample> samples() {
         return new TreeMap<>(samples);
@@ -163,7 +168,7 @@ public final class SourceMetrics implements SlotEvents {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("slot", Integer.toString(slot));
         MetricName metric = plugin.metricName(name, description, tags);
-        plugin.addMetric(metric, gauge);
+        Gauges.register(plugin, metric, gauge);
         registered.add(metric);
     }
 

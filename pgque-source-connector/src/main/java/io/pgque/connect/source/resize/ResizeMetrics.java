@@ -1,6 +1,7 @@
 package io.pgque.connect.source.resize;
 
 import io.pgque.client.ResizeState;
+import io.pgque.connect.source.metrics.Gauges;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
@@ -68,7 +69,7 @@ public final class ResizeMetrics implements AutoCloseable {
 
     private void gauge(String name, String description, Gauge<Long> gauge) {
         MetricName metric = plugin.metricName(name, description, new LinkedHashMap<>());
-        plugin.addMetric(metric, gauge);
+        Gauges.register(plugin, metric, gauge);
         registered.add(metric);
     }
 }
