@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Online resize under load, with real concurrent sessions: a producer commits keyed events one
  * transaction at a time, a ticker ticks, four workers run claim loops over whatever slot set is
  * in force (switching when the engine says their set was retired), and a controller resizes
- * 4 → 8, starts 8 → 6 and aborts it, then shrinks 8 → 3 while all of that runs. Afterwards every
+ * 4 → 8, starts 8 → 6 and aborts it, then shrinks 8 → 3 while all of that runs, and rotation
+ * switches tables whenever the engine allows. Afterwards every
  * event was delivered exactly once, on the slot of its key under the N of its epoch, in send order
  * per key, and for every key each old-epoch batch was acked before any new-epoch event of the key
  * was handed out.
@@ -70,6 +71,9 @@ class ResizeConcurrencyIT {
         String q = "resize_race";
         Pq.createQueue(ds, q);
         Pq.subscribePartitioned(ds, q, "c", 4);
+        // Rotation runs as fast as the engine lets it, so it also runs while both slot sets exist.
+        Db.exec(ds, "select pgque.set_queue_config(?, 'rotation_period', '1 second')", q);
+        AtomicInteger rotations = new AtomicInteger();
         AtomicBoolean producing = new AtomicBoolean(true);
         AtomicBoolean stop = new AtomicBoolean(false);
         AtomicInteger sentCount = new AtomicInteger();
@@ -97,6 +101,8 @@ class ResizeConcurrencyIT {
                     // A tick may be taken by begin_resize's seal in between: no tick is no error here.
                     Db.exec(c, "select pgque.force_next_tick(?)", q);
                     Db.exec(c, "select pgque.ticker(?)", q);
+                    rotations.addAndGet(Db.one(c, Integer.class, "select pgque.maint_rotate_tables_step1(?)", q));
+                    Db.exec(c, "select pgque.maint_rotate_tables_step2()");
                     Thread.sleep(20);
                 }
             }
@@ -116,6 +122,8 @@ class ResizeConcurrencyIT {
                 () -> deliveries.size() > EVENTS / 2);
         assertEquals(8, Db.one(ds, Integer.class, "select pgque.abort_resize(?, ?)", q, "c"));
         awaitSent(sentCount, EVENTS * 3 / 4);
+        // The shrink runs on tables that have rotated at least once since the queue was made.
+        Db.await(Duration.ofSeconds(60), Duration.ofMillis(20), "a rotation", () -> rotations.get() >= 1);
         resizeTo(q, 3);
 
         Db.await(Duration.ofSeconds(120), Duration.ofMillis(50), "every event delivered",
