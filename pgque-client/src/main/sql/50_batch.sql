@@ -61,8 +61,7 @@ BEGIN
     q := pgque.find_queue(x_queue_name);
     -- Cooperative rows have their own rules (and lock order: main before member).
     IF pgque.coop_role(q.queue_id, x_consumer_name) = 'coop_member' THEN
-        RETURN pgque.unregister_subconsumer(x_queue_name, split_part(x_consumer_name, '.', 1),
-                                            substr(x_consumer_name, position('.' IN x_consumer_name) + 1), 0);
+        RETURN pgque.coop_unregister_member(x_queue_name, x_consumer_name, 0);
     END IF;
     s := pgque.lock_subscription(q.queue_id, x_consumer_name);
     IF s.sub_id IS NULL THEN

@@ -222,6 +222,14 @@ BEGIN
 END
 $$;
 
+-- Internal: unregister_subconsumer for a member given by its full name "<consumer>.<sub>".
+CREATE OR REPLACE FUNCTION pgque.coop_unregister_member(i_queue text, i_member_name text, i_batch_handling integer)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.unregister_subconsumer(i_queue, split_part(i_member_name, '.', 1),
+                                        substr(i_member_name, position('.' IN i_member_name) + 1), i_batch_handling)
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
     i_batch_handling integer DEFAULT 0)
 RETURNS integer

@@ -129,5 +129,6 @@ REVOKE ALL ON FUNCTION
     pgque.coop_group_consumer(pgque.subscription),
     pgque.coop_refuse_legacy(pgque.subscription, text, text),
     pgque.coop_check_names(text, text, text),
-    pgque.coop_nack_window(pgque.subscription, text)
+    pgque.coop_nack_window(pgque.subscription, text),
+    pgque.coop_unregister_member(text, text, integer)
 FROM pgque_admin;

@@ -550,9 +550,9 @@ class CooperativeConsumersIT {
         sql.tick(q);
         drainCoop(q, "c", "b");
 
-        int t0 = curTable(q);
+        int t0 = sql.curTable(q);
         assertTrue(rotatesWithin(q, Duration.ofSeconds(20)), "idle members do not pin rotation");
-        int t1 = curTable(q);
+        int t1 = sql.curTable(q);
         assertNotEquals(t0, t1);
 
         List<Long> held = sql.sendBatch(q, "h1", "h2");
@@ -565,10 +565,10 @@ class CooperativeConsumersIT {
             sql.send(q, "n" + attempts);
             sql.tick(q);
             drainCoop(q, "c", "b");
-            rotateSteps(q);
+            sql.rotateSteps(q);
             attempts++;
-            assertEquals(t1, curTable(q), "a busy member's window pins rotation (attempt " + attempts + ")");
-            pause(150);
+            assertEquals(t1, sql.curTable(q), "a busy member's window pins rotation (attempt " + attempts + ")");
+            Sql.pause(150);
         }
         assertTrue(attempts >= 4, "enough attempts: " + attempts);
         assertEquals(held, ids(sql.readBatch(a.get(0).batchId(), null, 10)), "the held window's events survived");
@@ -576,32 +576,30 @@ class CooperativeConsumersIT {
         assertTrue(rotatesWithin(q, Duration.ofSeconds(20)), "after the ack rotation resumes");
     }
 
-    private static int curTable(String q) {
-        return (int) sql.oneLong("select queue_cur_table from pgque.get_queue_info(?)", q);
-    }
-
-    private static void rotateSteps(String q) {
-        sql.exec("select pgque.maint_rotate_tables_step1(?)", q);
-        sql.exec("select pgque.maint_rotate_tables_step2()");
-    }
-
     private static boolean rotatesWithin(String q, Duration timeout) {
-        int before = curTable(q);
+        int before = sql.curTable(q);
         return Sql.await(timeout, Duration.ofMillis(100), () -> {
             sql.tick(q);
             drainCoop(q, "c", "b");
-            rotateSteps(q);
-            return curTable(q) != before;
+            sql.rotateSteps(q);
+            return sql.curTable(q) != before;
         });
     }
 
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+    @Test
+    void forcedDropOfTheQueueTakesTheGroupWithItEvenWithAWindowOpen() {
+        String q = "coop_drop";
+        sql.createQueue(q);
+        sql.exec("select pgque.register_subconsumer(?, 'dc', 'a')", q);
+        sql.exec("select pgque.register_subconsumer(?, 'dc', 'b')", q);
+        sql.send(q, "x");
+        sql.tick(q);
+        assertEquals(1, receiveCoop(q, "dc", "a").size());
+        Sql.expectSqlState("55006", () -> sql.exec("select pgque.drop_queue(?)", q));
+        assertEquals(1, sql.oneLong("select pgque.drop_queue(?, true)", q));
+        assertEquals(0, sql.oneLong("select count(*) from pgque.consumer where co_name in ('dc', 'dc.a', 'dc.b')"));
+        assertEquals(0, sql.oneLong("select count(*) from pgque.retry_queue r"
+                + " where not exists (select 1 from pgque.queue q where q.queue_id = r.ev_queue)"));
     }
 
     @Test
