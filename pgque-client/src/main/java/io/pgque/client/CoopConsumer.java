@@ -172,11 +172,15 @@ public final class CoopConsumer {
      * transaction would not be seen by its siblings.
      */
     public Heartbeat heartbeat(Duration every) {
-        if (!(db instanceof Connections.OwnTransactions)) {
+        if (!commitsEachCall()) {
             throw new IllegalStateException("a heartbeat needs a client built with PgQue.using(DataSource):"
                     + " each touch must commit on a connection of its own");
         }
         return Heartbeat.start(this::touch, every, "pgque-heartbeat-" + queue + "-" + consumer + "." + subconsumer);
+    }
+
+    boolean commitsEachCall() {
+        return db instanceof Connections.OwnTransactions;
     }
 
     private String what(String action) {

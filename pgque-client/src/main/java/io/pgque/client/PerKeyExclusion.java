@@ -69,6 +69,12 @@ public final class PerKeyExclusion {
                            Duration heartbeatEvery) {
         this.client = Objects.requireNonNull(client, "client");
         this.worker = Objects.requireNonNull(worker, "worker");
+        // Receiving inside the processing transaction would hold the group's cursor row for the
+        // whole batch and serialise the pool.
+        if (!client.commitsEachCall() || !worker.commitsEachCall()) {
+            throw new IllegalArgumentException("PerKeyExclusion needs a client and a worker built with"
+                    + " PgQue.using(DataSource): batches are opened in a transaction of their own");
+        }
         this.namespace = Objects.requireNonNull(namespace, "namespace");
         this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
         this.heartbeatEvery = heartbeatEvery;

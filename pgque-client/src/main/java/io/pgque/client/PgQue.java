@@ -81,6 +81,11 @@ public final class PgQue {
         return db.run("transaction", c -> work.run(PgQue.using(c), c));
     }
 
+    /** Whether every call commits on a connection of its own (built with {@link #using(DataSource)}). */
+    boolean commitsEachCall() {
+        return db instanceof Connections.OwnTransactions;
+    }
+
     /** Creating, configuring, dropping and inspecting queues. */
     public Queues queues() {
         return new Queues(db);

@@ -427,6 +427,10 @@ class TierARecipeIT {
             assertThrows(IllegalStateException.class,
                     () -> PgQue.using(c).coopConsumer(q, "m", "a").heartbeat(Duration.ofSeconds(1)),
                     "a heartbeat inside the caller's transaction would be invisible to siblings");
+            PgQue inCallersTransaction = PgQue.using(c);
+            assertThrows(IllegalArgumentException.class, () -> new PerKeyExclusion(inCallersTransaction,
+                    inCallersTransaction.coopConsumer(q, "m", "a"), "migrate:", Message::partitionKey, null),
+                    "the recipe opens batches in transactions of their own");
         }
     }
 }

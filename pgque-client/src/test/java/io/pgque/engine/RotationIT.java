@@ -78,7 +78,9 @@ class RotationIT {
         sql.drain(q, "fast");
         long until = System.nanoTime() + Duration.ofMillis(4_500).toNanos();
         int attempts = 0;
-        while (System.nanoTime() < until) {
+        // Both: several rotation periods AND several attempts (a loaded machine may fit only two
+        // attempts into the time window, which would prove little).
+        while (attempts < 4 || System.nanoTime() < until) {
             backlog.add(sql.send(q, "c" + attempts));
             sql.tick(q);
             sql.drain(q, "fast");
