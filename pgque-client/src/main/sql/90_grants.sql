@@ -56,7 +56,15 @@ GRANT EXECUTE ON FUNCTION
     pgque.begin_resize(text, text, int),
     pgque.resize_ready(text, text),
     pgque.complete_resize(text, text),
-    pgque.abort_resize(text, text)
+    pgque.abort_resize(text, text),
+    pgque.register_subconsumer(text, text, text, boolean),
+    pgque.subscribe_subconsumer(text, text, text, boolean),
+    pgque.unregister_subconsumer(text, text, text, integer),
+    pgque.unsubscribe_subconsumer(text, text, text, integer),
+    pgque.next_batch(text, text, text, interval),
+    pgque.next_batch_custom(text, text, text, interval, int4, interval, interval),
+    pgque.receive_coop(text, text, text, int, interval),
+    pgque.touch_subconsumer(text, text, text)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 
@@ -127,5 +135,13 @@ REVOKE ALL ON FUNCTION
     pgque.resize_forget(pgque.queue, text),
     pgque.resize_in_progress(int4, text),
     pgque.idem_prepare(text, interval),
-    pgque.sink_check_call(text, text[], int4[], int[])
+    pgque.sink_check_call(text, text[], int4[], int[]),
+    pgque.find_next_tick(pgque.tick, interval, int4, interval),
+    pgque.coop_role(int4, text),
+    pgque.coop_has_members(pgque.subscription),
+    pgque.coop_group_consumer(pgque.subscription),
+    pgque.coop_refuse_legacy(pgque.subscription, text, text),
+    pgque.coop_check_names(text, text, text),
+    pgque.coop_nack_window(pgque.subscription, text),
+    pgque.coop_unregister_member(text, text, integer)
 FROM pgque_admin;
