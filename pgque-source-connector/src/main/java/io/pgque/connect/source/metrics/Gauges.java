@@ -9,8 +9,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Registers a task's gauge even while the task's previous instance still holds the name: when a
  * restarted task starts before the old instance has finished stopping (Connect gives up waiting
- * after its graceful-stop timeout, and starts the new one anyway), the old gauges are still
- * registered, and a plain registration would fail the new task over a metric.
+ * after its graceful-stop timeout and starts the new one anyway), the old gauges are still
+ * registered, and a plain registration would fail the new task over a metric. The name cannot
+ * be taken over (only the instance that registered it may remove it), so the gauge is skipped
+ * until the task's next start.
  */
 public final class Gauges {
 
@@ -19,16 +21,15 @@ public final class Gauges {
     private Gauges() {
     }
 
-    public static void register(PluginMetrics plugin, MetricName metric, Gauge<Long> gauge) {
+    /** @return whether the gauge was registered (and must be removed at close) */
+    public static boolean register(PluginMetrics plugin, MetricName metric, Gauge<Long> gauge) {
         try {
             plugin.addMetric(metric, gauge);
+            return true;
         } catch (IllegalArgumentException e) {
-            // The lingering instance removes the name when it finally closes; until the task's
-            // next restart this gauge is then missing, which beats a failed task.
-            log.warn("Metric {} {} is still registered by a previous instance of this task; replacing it",
-                    metric.name(), metric.tags());
-            plugin.removeMetric(metric);
-            plugin.addMetric(metric, gauge);
+            log.warn("Metric {} {} is still registered by a previous instance of this task, which has not "
+                    + "finished stopping; this instance goes without it", metric.name(), metric.tags());
+            return false;
         }
     }
 }

@@ -168,8 +168,9 @@ public final class SourceMetrics implements SlotEvents {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("slot", Integer.toString(slot));
         MetricName metric = plugin.metricName(name, description, tags);
-        Gauges.register(plugin, metric, gauge);
-        registered.add(metric);
+        if (Gauges.register(plugin, metric, gauge)) {
+            registered.add(metric);
+        }
     }
 
     private static void record(Sensor sensor, double value) {

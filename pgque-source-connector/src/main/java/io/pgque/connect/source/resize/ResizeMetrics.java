@@ -69,7 +69,8 @@ public final class ResizeMetrics implements AutoCloseable {
 
     private void gauge(String name, String description, Gauge<Long> gauge) {
         MetricName metric = plugin.metricName(name, description, new LinkedHashMap<>());
-        Gauges.register(plugin, metric, gauge);
-        registered.add(metric);
+        if (Gauges.register(plugin, metric, gauge)) {
+            registered.add(metric);
+        }
     }
 }
