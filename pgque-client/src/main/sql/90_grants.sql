@@ -93,7 +93,7 @@ GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 REVOKE ALL ON FUNCTION
     pgque.find_queue(text),
     pgque.lock_subscription(int4, text),
-    pgque.check_tickable(pgque.queue, boolean),
+    pgque.lock_ticker(int4),
     pgque.first_page(bigint, int, int, int),
     pgque.check_slot(int, int),
     pgque.current_txid(),
