@@ -164,24 +164,51 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
      LIMIT greatest(coalesce(i_limit_count, 100), 0)
 $$;
 
+-- Internal: re-sends the given dead letters of one queue as new events (new ids, in dl_id
+-- order) and removes them; returns the new ids. The rows must be locked by the caller.
+CREATE OR REPLACE FUNCTION pgque.dlq_resend(i_queue_id int4, i_dl_ids bigint[])
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    d record;
+BEGIN
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
+    SELECT array_agg(ev_type ORDER BY dl_id) AS types, array_agg(ev_data ORDER BY dl_id) AS payloads,
+           array_agg(ev_extra1 ORDER BY dl_id) AS e1, array_agg(ev_extra2 ORDER BY dl_id) AS e2,
+           array_agg(ev_extra3 ORDER BY dl_id) AS e3, array_agg(ev_extra4 ORDER BY dl_id) AS e4
+      INTO d
+      FROM pgque.dead_letter WHERE dl_queue_id = i_queue_id AND dl_id = ANY (i_dl_ids);
+    DELETE FROM pgque.dead_letter WHERE dl_queue_id = i_queue_id AND dl_id = ANY (i_dl_ids);
+    RETURN pgque.insert_events_raw(q, d.types, d.payloads, d.e1, d.e2, d.e3, d.e4);
+END
+$$;
+
 -- Re-sends a dead letter as a new event (new id) and removes it from the dead letters.
 CREATE OR REPLACE FUNCTION pgque.dlq_replay(i_dead_letter_id bigint)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
-    d pgque.dead_letter;
-    q pgque.queue;
-    v_ids bigint[];
+    v_queue int4;
 BEGIN
-    SELECT * INTO d FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id FOR UPDATE;
+    SELECT dl_queue_id INTO v_queue FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'dead letter not found: %', i_dead_letter_id USING ERRCODE = '22023';
+        RAISE EXCEPTION 'dead letter entry not found: %', i_dead_letter_id USING ERRCODE = '22023';
     END IF;
-    SELECT * INTO q FROM pgque.queue WHERE queue_id = d.dl_queue_id;
-    v_ids := pgque.insert_events_raw(q, ARRAY[d.ev_type], ARRAY[d.ev_data],
-        ARRAY[d.ev_extra1], ARRAY[d.ev_extra2], ARRAY[d.ev_extra3], ARRAY[d.ev_extra4]);
-    DELETE FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id;
-    RETURN v_ids[1];
+    RETURN (pgque.dlq_resend(v_queue, ARRAY[i_dead_letter_id]))[1];
+END
+$$;
+
+-- Re-sends every dead letter of the queue, oldest first; returns how many.
+CREATE OR REPLACE FUNCTION pgque.dlq_replay_all(i_queue_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+BEGIN
+    q := pgque.find_queue(i_queue_name);
+    RETURN cardinality(pgque.dlq_resend(q.queue_id, ARRAY(
+        SELECT dl_id FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id ORDER BY dl_id FOR UPDATE)));
 END
 $$;
 
