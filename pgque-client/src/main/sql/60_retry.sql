@@ -53,8 +53,17 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_time timestamptz)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
-    SELECT pgque.retry_event_core(pgque.batch_subscription(x_batch_id), x_batch_id, x_event_id, x_retry_time, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.batch_subscription(x_batch_id);
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgque.batch_event_rows(x_batch_id, x_event_id - 1, 1, NULL, NULL) r
+                    WHERE r.ev_id = x_event_id) THEN
+        RAISE EXCEPTION 'event not found' USING ERRCODE = 'PQ008',
+            DETAIL = format('Batch %s has no event %s.', x_batch_id, x_event_id);
+    END IF;
+    RETURN pgque.retry_event_core(s, x_batch_id, x_event_id, x_retry_time, NULL, NULL);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_seconds integer)
@@ -67,9 +76,13 @@ CREATE OR REPLACE FUNCTION pgque.batch_retry(i_batch_id bigint, i_retry_seconds 
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
-    s pgque.subscription := pgque.batch_subscription(i_batch_id);
+    s pgque.subscription;
     v_count int;
 BEGIN
+    SELECT * INTO s FROM pgque.subscription WHERE sub_batch = i_batch_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'batch_retry: batch % not found', i_batch_id USING ERRCODE = 'PQ003';
+    END IF;
     INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
     SELECT now() + make_interval(secs => greatest(coalesce(i_retry_seconds, 0), 0)), s.sub_queue, e.ev_id, e.ev_time,
@@ -113,10 +126,12 @@ CREATE OR REPLACE FUNCTION pgque.nack(i_batch_id bigint, i_msg pgque.message,
     i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_consumer text := pgque.batch_consumer_name(i_batch_id);
 BEGIN
-    IF position('#' IN coalesce(pgque.batch_consumer_name(i_batch_id), '')) > 0 THEN
-        RAISE EXCEPTION 'batch % belongs to a partition slot; use pgque.nack_partitioned()', i_batch_id
-            USING ERRCODE = 'PQ009';
+    IF position('#' IN coalesce(v_consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to partition slot consumer %; retry slot batches via pgque.nack_partitioned()',
+            i_batch_id, v_consumer USING ERRCODE = 'PQ009';
     END IF;
     RETURN pgque.nack_core(i_batch_id, (i_msg).msg_id, i_retry_after, i_reason, NULL, NULL);
 END

@@ -103,7 +103,7 @@ REVOKE ALL ON FUNCTION
     pgque.version_at_least(text, text),
     pgque.dlq_resend(int4, bigint[]),
     pgque.first_page(bigint, int, int, int),
-    pgque.check_slot(int, int),
+    pgque.check_slot(int, int, text, text),
     pgque.current_txid(),
     pgque.seq_last_value(text),
     pgque.insert_tick(int4),
