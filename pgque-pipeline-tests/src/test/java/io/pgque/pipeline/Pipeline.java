@@ -37,14 +37,6 @@ final class Pipeline implements AutoCloseable {
         this.jdbcUrl = jdbcUrl;
         this.exactlyOnce = exactlyOnce;
         this.slots = slots;
-        Map<String, String> worker = new HashMap<>();
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "1000");
-        // A departed worker's tasks are reassigned after this delay (Connect's default is 5 minutes).
-        worker.put("scheduled.rebalance.max.delay.ms", "2000");
-        if (exactlyOnce) {
-            worker.put("exactly.once.source.support", "enabled");
-        }
         // One broker: the transaction log (exactly-once source, the workers' config topic writes)
         // must fit on it, where Kafka's defaults ask for three replicas.
         Properties broker = new Properties();
@@ -55,15 +47,40 @@ final class Pipeline implements AutoCloseable {
                 .numBrokers(1)
                 .brokerProps(broker)
                 .numWorkers(workers)
-                .workerProps(worker)
+                .workerProps(workerProps(exactlyOnce))
                 .build();
         connect.start();
         connect.kafka().createTopic(IN, IN_PARTITIONS);
         connect.kafka().createTopic(OUT, OUT_PARTITIONS);
     }
 
+    /** Worker properties for the pipe, whatever runs the workers (embedded cluster or a worker beside containers). */
+    static Map<String, String> workerProps(boolean exactlyOnce) {
+        Map<String, String> worker = new HashMap<>();
+        worker.put("plugin.discovery", "service_load");
+        worker.put("offset.flush.interval.ms", "1000");
+        // A departed worker's tasks are reassigned after this delay (Connect's default is 5 minutes).
+        worker.put("scheduled.rebalance.max.delay.ms", "2000");
+        if (exactlyOnce) {
+            worker.put("exactly.once.source.support", "enabled");
+        }
+        return worker;
+    }
+
+    String bootstrapServers() {
+        return connect.kafka().bootstrapServers();
+    }
+
     Map<String, String> sinkConfig(int tasks) {
-        Map<String, String> config = common(SINK, PgQueSinkConnector.class.getName(), tasks);
+        return sinkConfig(jdbcUrl, exactlyOnce, tasks);
+    }
+
+    Map<String, String> sourceConfig(int tasks) {
+        return sourceConfig(jdbcUrl, exactlyOnce, slots, tasks);
+    }
+
+    static Map<String, String> sinkConfig(String jdbcUrl, boolean exactlyOnce, int tasks) {
+        Map<String, String> config = common(SINK, PgQueSinkConnector.class.getName(), jdbcUrl, tasks);
         config.put("topics", IN);
         config.put("pgque.payload.format", "string");
         config.put("pgque.delivery.guarantee", exactlyOnce ? "exactly_once" : "at_least_once");
@@ -73,8 +90,8 @@ final class Pipeline implements AutoCloseable {
         return config;
     }
 
-    Map<String, String> sourceConfig(int tasks) {
-        Map<String, String> config = common(SOURCE, PgQueSourceConnector.class.getName(), tasks);
+    static Map<String, String> sourceConfig(String jdbcUrl, boolean exactlyOnce, int slots, int tasks) {
+        Map<String, String> config = common(SOURCE, PgQueSourceConnector.class.getName(), jdbcUrl, tasks);
         config.put("topic", OUT);
         config.put("pgque.slots", Integer.toString(slots));
         config.put("pgque.ticker.enabled", "true");
@@ -89,7 +106,7 @@ final class Pipeline implements AutoCloseable {
         return config;
     }
 
-    private Map<String, String> common(String name, String connectorClass, int tasks) {
+    private static Map<String, String> common(String name, String connectorClass, String jdbcUrl, int tasks) {
         Map<String, String> config = new HashMap<>();
         config.put("name", name);
         config.put("connector.class", connectorClass);
