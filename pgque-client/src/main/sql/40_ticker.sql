@@ -3,7 +3,7 @@
 -- Internal: write one tick for the queue and wake listeners. Unconditional.
 CREATE OR REPLACE FUNCTION pgque.insert_tick(i_queue_id int4)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
@@ -40,7 +40,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
@@ -88,7 +88,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker()
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_name text;
     v_count bigint := 0;
@@ -107,7 +107,7 @@ $$;
 -- External ticker (e.g. ticks replayed from another database).
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text, i_tick_id bigint, i_orig_timestamp timestamptz, i_event_seq bigint)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
@@ -140,7 +140,7 @@ $$;
 -- could race with producers.)
 CREATE OR REPLACE FUNCTION pgque.force_next_tick(i_queue_name text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
@@ -155,6 +155,6 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.force_tick(i_queue_name text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.force_next_tick(i_queue_name)
 $$;

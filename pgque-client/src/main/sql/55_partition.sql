@@ -22,6 +22,17 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
 
+-- The hash slot of a partition key among n slots: sign-normalised, NULL key in slot 0.
+-- hashtextextended (not hashtext) because its values are stable across PostgreSQL majors.
+-- No SET clause and fully qualified names, so the planner can inline it into batch reads
+-- (50_batch.sql calls it from dynamic SQL, resolved at run time).
+CREATE OR REPLACE FUNCTION pgque.slot_of(i_key text, i_n int)
+RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN i_key IS NULL THEN 0
+                ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_name(i_consumer text, i_slot int, i_n int)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -31,7 +42,7 @@ $$;
 -- Internal: checks names and returns the queue.
 CREATE OR REPLACE FUNCTION pgque.partition_check_names(i_queue text, i_consumer text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' OR i_consumer IS NULL OR i_consumer = '' THEN
         RAISE EXCEPTION 'queue and consumer names must not be null or empty' USING ERRCODE = '22023';
@@ -46,7 +57,7 @@ $$;
 -- Internal: the pinned N of a partitioned consumer, or a PQ006 error.
 CREATE OR REPLACE FUNCTION pgque.partition_pinned_n(i_queue pgque.queue, i_consumer text)
 RETURNS int4
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_n int4;
 BEGIN
@@ -73,7 +84,7 @@ $$;
 -- Internal: pins N for the consumer (first caller wins, race-free) or checks it.
 CREATE OR REPLACE FUNCTION pgque.partition_pin(i_queue pgque.queue, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_pinned int4;
 BEGIN
@@ -92,7 +103,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.subscribe_slot(i_queue text, i_consumer text, i_slot int, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
 BEGIN
@@ -108,7 +119,7 @@ $$;
 -- slot that starts later silently loses the events ticked before it existed).
 CREATE OR REPLACE FUNCTION pgque.subscribe_partitioned(i_queue text, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_tick bigint;
@@ -152,7 +163,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_slot(i_queue text, i_consumer text, i_slot int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
@@ -172,7 +183,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_partitioned(i_queue text, i_consumer text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
@@ -194,7 +205,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.claim_slot(i_queue text, i_consumer text, i_slot int, i_worker text,
     i_ttl interval DEFAULT '30 seconds')
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_n int4;
@@ -240,7 +251,7 @@ $$;
 -- successor process events this worker may still be working on.
 CREATE OR REPLACE FUNCTION pgque.release_slot(i_queue text, i_consumer text, i_slot int, i_worker text)
 RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4 := pgque.partition_pinned_n(q, i_consumer);
@@ -272,7 +283,7 @@ $$;
 -- and renews it. Returns the slot subscription.
 CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS pgque.subscription
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_n int4;
@@ -317,7 +328,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int DEFAULT 100)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_batch bigint;
 BEGIN
@@ -336,7 +347,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_after_msg_id bigint, i_max int DEFAULT 1000)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
 BEGIN
@@ -353,7 +364,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
@@ -367,7 +378,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.nack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_msg pgque.message, i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN

@@ -5,7 +5,7 @@
 CREATE OR REPLACE FUNCTION pgque.batch_event(i_batch_id bigint, i_ev_id bigint, i_slot int, i_n int)
 RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_ev_id IS NOT NULL THEN
         RETURN QUERY SELECT * FROM pgque.batch_event_rows(i_batch_id, i_ev_id - 1, 1, i_slot, i_n) r
@@ -20,7 +20,7 @@ $$;
 -- Internal: the open batch's subscription, or a PQ003 error.
 CREATE OR REPLACE FUNCTION pgque.batch_subscription(i_batch_id bigint)
 RETURNS pgque.subscription
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
 BEGIN
@@ -36,7 +36,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.retry_event_core(s pgque.subscription, i_batch_id bigint, i_ev_id bigint,
     i_retry_time timestamptz, i_slot int, i_n int)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_count int;
 BEGIN
@@ -53,19 +53,19 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_time timestamptz)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.retry_event_core(pgque.batch_subscription(x_batch_id), x_batch_id, x_event_id, x_retry_time, NULL, NULL)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_seconds integer)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.event_retry(x_batch_id, x_event_id, now() + make_interval(secs => greatest(coalesce(x_retry_seconds, 0), 0)))
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.batch_retry(i_batch_id bigint, i_retry_seconds integer)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.batch_subscription(i_batch_id);
     v_count int;
@@ -87,7 +87,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.nack_core(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
     i_reason text, i_slot int, i_n int)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.batch_subscription(i_batch_id);
     e record;
@@ -112,7 +112,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.nack(i_batch_id bigint, i_msg pgque.message,
     i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF position('#' IN coalesce(pgque.batch_consumer_name(i_batch_id), '')) > 0 THEN
         RAISE EXCEPTION 'batch % belongs to a partition slot; use pgque.nack_partitioned()', i_batch_id
@@ -127,7 +127,7 @@ $$;
 -- owner only. One mover at a time (the lock conflicts with itself, not with nack).
 CREATE OR REPLACE FUNCTION pgque.maint_retry_events()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_moved int;
@@ -157,7 +157,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.dlq_inspect(i_queue_name text, i_limit_count int DEFAULT 100)
 RETURNS SETOF pgque.dead_letter
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT d.* FROM pgque.dead_letter d
      WHERE d.dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
      ORDER BY d.dl_time DESC, d.dl_id DESC
@@ -167,7 +167,7 @@ $$;
 -- Re-sends a dead letter as a new event (new id) and removes it from the dead letters.
 CREATE OR REPLACE FUNCTION pgque.dlq_replay(i_dead_letter_id bigint)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     d pgque.dead_letter;
     q pgque.queue;
@@ -187,7 +187,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.dlq_purge(i_queue_name text, i_older_than interval DEFAULT '30 days')
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_count int;
 BEGIN

@@ -4,7 +4,7 @@
 
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step1(i_queue_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_lowest bigint;
@@ -64,7 +64,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step2()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_count int;
 BEGIN
@@ -79,7 +79,7 @@ $$;
 -- operations performed.
 CREATE OR REPLACE FUNCTION pgque.maint()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_fn text;
