@@ -145,4 +145,14 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             return n;
         }
     }
+
+    /** Every option but the password, which never goes to a log or an error message. */
+    @Override
+    public String toString() {
+        return "QuickstartOptions[once=" + once + ", jdbcUrl=" + jdbcUrl + ", dbUser=" + dbUser
+                + ", dbPassword=" + (dbPassword == null || dbPassword.isEmpty() ? "(none)" : "(hidden)")
+                + ", bootstrapServers=" + bootstrapServers + ", events=" + events + ", tenants=" + tenants
+                + ", slots=" + slots + ", rate=" + rate + ", restPort=" + restPort + ", dataDir=" + dataDir
+                + ", configDir=" + configDir + "]";
+    }
 }

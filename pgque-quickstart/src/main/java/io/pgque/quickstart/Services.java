@@ -56,7 +56,7 @@ final class Services implements AutoCloseable {
             LOG.warn("Interrupted while stopping {}", s.name());
         } catch (Exception e) {
             // keep going: what comes after must still be stopped
-            LOG.warn("Stopping {} failed: {}", s.name(), e.toString());
+            LOG.warn("Stopping {} failed", s.name(), e);
         }
     }
 }

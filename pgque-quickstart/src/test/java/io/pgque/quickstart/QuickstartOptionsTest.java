@@ -48,6 +48,14 @@ class QuickstartOptionsTest {
     }
 
     @Test
+    void toStringShowsTheOptionsButNotThePassword() {
+        QuickstartOptions o = QuickstartOptions.parse("--jdbc-url=jdbc:postgresql://db/app", "--db-user=app",
+                "--db-password=s3cret").orElseThrow();
+        assertFalse(o.toString().contains("s3cret"), o.toString());
+        assertTrue(o.toString().contains("dbUser=app") && o.toString().contains("dbPassword=(hidden)"), o.toString());
+    }
+
+    @Test
     void helpAsksForUsageInsteadOfARun() {
         assertTrue(QuickstartOptions.parse("--events=5", "--help").isEmpty());
     }

@@ -60,11 +60,6 @@ public final class PartitionOffsets {
         partitions.forEach(known::remove);
     }
 
-    /** The stored next offset of a known partition, or null when nothing is stored (or it is unknown). */
-    public Long next(TopicPartition partition) {
-        return known.get(partition);
-    }
-
     /**
      * The records that are not in the queue yet: those at or above their partition's stored
      * next offset. Kafka delivers records again after a restart or a rebalance, from the last

@@ -59,8 +59,4 @@ public final class QueueBatches {
     public int eventCount() {
         return eventCount;
     }
-
-    public boolean isEmpty() {
-        return eventCount == 0;
-    }
 }

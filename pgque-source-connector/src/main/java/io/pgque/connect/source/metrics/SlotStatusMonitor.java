@@ -89,7 +89,7 @@ public final class SlotStatusMonitor implements AutoCloseable {
             failing = false;
         } catch (RuntimeException e) {
             if (!failing) {
-                log.warn("Could not read slot status of {} on queue {}: {}", consumer, queue, e.getMessage());
+                log.warn("Could not read slot status of {} on queue {}", consumer, queue, e);
                 failing = true;
             }
         }
