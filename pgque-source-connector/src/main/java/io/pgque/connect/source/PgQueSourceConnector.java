@@ -127,8 +127,7 @@ public class PgQueSourceConnector extends SourceConnector {
         Map<String, List<String>> problems = SourceConfigRules.check(parsed,
                 connectorConfigs.get(SourceConfigDef.TASKS_MAX));
         if (problems.isEmpty()) {
-            Duration timeout = Duration.ofMillis(parsed.connection().timeoutMs() + 2_000L);
-            problems = DatabaseChecks.run(parsed, timeout);
+            problems = DatabaseChecks.run(parsed);
         }
         for (ConfigValue value : result.configValues()) {
             for (String message : problems.getOrDefault(value.name(), List.of())) {
