@@ -3,6 +3,7 @@ package io.pgque.connect.sink;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
+import io.pgque.connect.common.config.TaskIndex;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.convert.RecordConverter;
@@ -32,7 +33,7 @@ import java.util.Map;
 public final class PgQueSinkTask extends SinkTask {
 
     /** Set by the connector in each task's configuration; names the task's pool and sessions. */
-    public static final String TASK_INDEX = "pgque.sink.task.index";
+    public static final String TASK_INDEX = TaskIndex.KEY;
     /** Connect's key for the connector's name, present in every task's configuration. */
     static final String CONNECTOR_NAME = "name";
 
@@ -43,7 +44,7 @@ public final class PgQueSinkTask extends SinkTask {
 
     @Override
     public String version() {
-        return SinkVersion.get();
+        return PgQueSinkConnector.VERSION.get();
     }
 
     @Override

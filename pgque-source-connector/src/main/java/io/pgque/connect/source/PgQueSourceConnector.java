@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
@@ -32,14 +33,14 @@ import java.util.Map;
  */
 public class PgQueSourceConnector extends SourceConnector {
 
-    static final String VERSION = BuildVersion.read(PgQueSourceConnector.class, "version.properties");
+    static final Supplier<String> VERSION = BuildVersion.lazily(PgQueSourceConnector.class, "version.properties");
 
     private Map<String, String> props;
     private SourceConfig config;
 
     @Override
     public String version() {
-        return VERSION;
+        return VERSION.get();
     }
 
     @Override

@@ -56,7 +56,7 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public String version() {
-        return PgQueSourceConnector.VERSION;
+        return PgQueSourceConnector.VERSION.get();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.pgque.connect.source.config;
 
+import io.pgque.connect.common.config.TaskIndex;
 import io.pgque.connect.source.slot.SlotAssignment;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -16,7 +17,7 @@ import java.util.Map;
  */
 public final class TaskKeys {
 
-    public static final String TASK_INDEX = "pgque.task.index";
+    public static final String TASK_INDEX = TaskIndex.KEY;
     public static final String TASK_SLOTS = "pgque.task.slots";
     public static final String TASK_TICKER = "pgque.task.ticker";
 
