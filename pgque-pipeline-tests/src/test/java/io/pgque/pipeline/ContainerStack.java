@@ -4,7 +4,6 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
-import io.pgque.testing.EmbeddedPg;
 import org.apache.kafka.connect.cli.ConnectDistributed;
 import org.apache.kafka.connect.runtime.Connect;
 import org.apache.kafka.connect.runtime.Herder;
@@ -12,7 +11,6 @@ import org.apache.kafka.connect.runtime.distributed.DistributedHerder;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.FutureCallback;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.PostgreSQLContainer;
 import org.testcontainers.kafka.KafkaContainer;
@@ -21,8 +19,6 @@ import org.testcontainers.utility.DockerImageName;
 import javax.sql.DataSource;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -127,23 +123,12 @@ final class ContainerStack implements Stack {
 
     @Override
     public String createDatabase(String name) throws Exception {
-        try (Connection c = dataSource("postgres").getConnection(); Statement s = c.createStatement()) {
-            s.execute("create database " + name);
-        }
-        try (Connection c = dataSource(name).getConnection(); Statement s = c.createStatement()) {
-            s.execute(EmbeddedPg.engineScript());
-        }
-        return "jdbc:postgresql://localhost:" + postgresPort + "/" + name + "?user=postgres";
+        return OwnPostgres.createDatabase(postgresPort, name);
     }
 
     @Override
     public DataSource dataSource(String database) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setServerNames(new String[] {"localhost"});
-        ds.setPortNumbers(new int[] {postgresPort});
-        ds.setDatabaseName(database);
-        ds.setUser("postgres");
-        return ds;
+        return OwnPostgres.dataSource(postgresPort, database);
     }
 
     @Override

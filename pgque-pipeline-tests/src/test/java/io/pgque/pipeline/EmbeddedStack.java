@@ -6,7 +6,6 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import javax.sql.DataSource;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The stack every build runs: one broker (KRaft) and one Connect worker in the test JVM
@@ -21,17 +20,7 @@ final class EmbeddedStack implements Stack {
     /** @param exactlyOnce a worker with exactly-once source support, as the exactly-once mode needs */
     EmbeddedStack(String name, OwnPostgres postgres, boolean exactlyOnce) {
         this.postgres = postgres;
-        // One broker: the transaction log (exactly-once source) must fit on it.
-        Properties broker = new Properties();
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        this.connect = new EmbeddedConnectCluster.Builder()
-                .name(name)
-                .numBrokers(1)
-                .brokerProps(broker)
-                .numWorkers(1)
-                .workerProps(Pipeline.workerProps(exactlyOnce))
-                .build();
+        this.connect = Pipeline.cluster(name, 1, exactlyOnce);
         connect.start();
     }
 

@@ -37,21 +37,26 @@ final class Pipeline implements AutoCloseable {
         this.jdbcUrl = jdbcUrl;
         this.exactlyOnce = exactlyOnce;
         this.slots = slots;
+        this.connect = cluster(name, workers, exactlyOnce);
+        connect.start();
+        connect.kafka().createTopic(IN, IN_PARTITIONS);
+        connect.kafka().createTopic(OUT, OUT_PARTITIONS);
+    }
+
+    /** One broker and {@code workers} workers for the pipe, not started yet. */
+    static EmbeddedConnectCluster cluster(String name, int workers, boolean exactlyOnce) {
         // One broker: the transaction log (exactly-once source, the workers' config topic writes)
         // must fit on it, where Kafka's defaults ask for three replicas.
         Properties broker = new Properties();
         broker.put("transaction.state.log.replication.factor", "1");
         broker.put("transaction.state.log.min.isr", "1");
-        this.connect = new EmbeddedConnectCluster.Builder()
+        return new EmbeddedConnectCluster.Builder()
                 .name(name)
                 .numBrokers(1)
                 .brokerProps(broker)
                 .numWorkers(workers)
                 .workerProps(workerProps(exactlyOnce))
                 .build();
-        connect.start();
-        connect.kafka().createTopic(IN, IN_PARTITIONS);
-        connect.kafka().createTopic(OUT, OUT_PARTITIONS);
     }
 
     /** Worker properties for the pipe, whatever runs the workers (embedded cluster or a worker beside containers). */
