@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Queue life cycle: create, drop, configure. Admin only.
 
 -- Internal: the queue row, or a PQ001 error naming the queue.

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Producing: every path ends in pgque.insert_events_raw, which writes into the queue's active
 -- event table. Writer role.
 

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- The ticker: a tick stores a snapshot; two consecutive ticks delimit a batch. Admin only.
 
 -- PgQ's reading of a sequence: its last_value, whatever is_called says (a fresh sequence reads

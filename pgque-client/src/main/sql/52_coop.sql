@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Cooperative consumers (experimental): one logical consumer's stream split across a pool of
 -- workers, each tick window to exactly one of them. Reader role.
 --

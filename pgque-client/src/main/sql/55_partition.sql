@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Partition keys: N hash slots per logical consumer, each an ordinary subscription named
 -- "<consumer>#<k>/<N>" with its own cursor, each claimed by one worker at a time under a lease.
 -- Per-key order holds because every event of a key lands in one slot and a slot has one

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Failure paths: retry later, or dead letter once an event has been retried max_retries times.
 
 -- Internal: the canonical copy of one event of an open batch (optionally within a slot), or a

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Producer idempotency: a TTL window of idempotency keys per queue (like SQS deduplication ids).
 -- The claim and the event share the caller's transaction, so a rolled-back send frees its key
 -- and no key is ever claimed without its event. Writer role.

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Rotation reclaims storage by TRUNCATE instead of DELETE + VACUUM. Two steps that must run
 -- in separate transactions: step 1 switches the active table, step 2 (later) records a txid
 -- issued after the switch was committed, from which on only the new table is written.

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Kafka offsets stored with the events (this project's addition, for the sink connector's
 -- exactly-once mode): the sink writes a batch of events and the next offset of each Kafka
 -- partition in ONE transaction, and on start seeks each partition to what is stored here.

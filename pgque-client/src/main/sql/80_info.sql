@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Observability. Reader role.
 
 CREATE OR REPLACE FUNCTION pgque.version()

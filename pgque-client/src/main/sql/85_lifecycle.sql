@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Running the engine from inside the database: pg_cron jobs for the ticker and maintenance,
 -- the sub-second ticker loop, a health roll-up, and removal. Plus the small PgQ helpers that
 -- PgQ/PgQue scripts call. Admin only unless noted in 90_grants.sql.

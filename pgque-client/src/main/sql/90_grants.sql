@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Deny by default, then grant each role exactly its API. Re-applied on every install because
 -- a newly created function is executable by PUBLIC until revoked.
 
