@@ -43,11 +43,12 @@ final class SinkBenchmark {
 
     private static final int RECORDS = 200_000;
     private static final int BASELINE_BATCH = 1_000;
-    // -Dsink.rounds=N and -Dsink.warmup=false shorten a run for profiling (java -cp ... BenchMain sink).
+    // -Dsink.rounds=N and -Dsink.warmup=2,3 (rows to warm up; "" for none) shorten a run, for
+    // profiling (java -cp ... io.pgque.bench.BenchMain sink).
     private static final int ROUNDS = Integer.getInteger("sink.rounds", 3);
     // -Dsink.pgstats=true prints the server's statements by total time over the measured rounds.
     private static final boolean PG_STATS = Boolean.getBoolean("sink.pgstats");
-    private static final boolean WARM_UP = Boolean.parseBoolean(System.getProperty("sink.warmup", "true"));
+    private static final String WARM_UP = System.getProperty("sink.warmup", "0,1,2,3");
     private static final int PARTITIONS = 3;
     private static final String STRUCT_TOPIC = "bench_struct";
     private static final String STRING_TOPIC = "bench_string";
