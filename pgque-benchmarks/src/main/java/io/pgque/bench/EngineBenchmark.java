@@ -15,11 +15,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Engine throughput from one connection. Producing ~1 KB documents with partition keys through
- * {@code send_events} against plain JDBC batched INSERTs of the same documents into a plain
- * table (interleaved rounds, medians); then the small-payload figures: {@code send_batch} and
- * {@code send_events} of 1,000 events against batched INSERTs, and reading whole batches against
- * a plain keyset SELECT of the same rows.
+ * Engine throughput from one connection: {@code send_batch} of 1,000 events against plain JDBC
+ * batched INSERTs of the same payloads into a plain table, and reading whole batches against a
+ * plain keyset SELECT of the same rows.
  */
 final class EngineBenchmark {
 
@@ -27,8 +25,6 @@ final class EngineBenchmark {
     private static final int BATCHES = 100;
     private static final int EVENTS_PER_TICK = 5_000;
     private static final int PAGE = 1_000;
-    private static final int KB_EVENTS = 200_000;
-    private static final int KB_ROUNDS = 3;
 
     private final BenchServer server;
     private final List<String> payloads = Payloads.json(BATCH);
@@ -41,7 +37,6 @@ final class EngineBenchmark {
         try (Connection c = server.connect()) {
             setUp(c);
             warmUp(c);
-            kilobyteDocuments(c);
 
             Timing.printHeader("Producing: " + BATCHES + " batches of " + BATCH + " events (~" + Payloads.averageBytes(payloads)
                     + " B JSON), one connection, one transaction per batch");
@@ -82,69 +77,6 @@ final class EngineBenchmark {
             Timing.printRow("Java client: Consumer.receive (first page, rest streamed) + ack", bigClient[0],
                     bigClientSeconds, rawReadRate);
         }
-    }
-
-    /**
-     * 200,000 documents of ~1 KB over 1,000 partition keys, 1,000 per transaction: the batched
-     * INSERT baseline, {@code send_events} with the arrays as the Java client sends them
-     * (binary), and {@code send_events} with the arrays as text literals (what a caller that
-     * builds an {@code Object[]} gets from the driver). Rounds interleave the three; each row is
-     * its median.
-     */
-    private void kilobyteDocuments(Connection c) throws Exception {
-        String[] labels = {"baseline: JDBC batched INSERT into a plain table",
-                "pgque.send_events(...) with partition keys, binary arrays",
-                "pgque.send_events(...), arrays as text literals"};
-        List<List<Double>> seconds = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        for (int round = -1; round < KB_ROUNDS; round++) {   // round -1 warms every path up
-            for (int row = 0; row < labels.length; row++) {
-                double s = kilobyteRun(c, row, "kb_" + (round + 1) + "_" + row);
-                if (round >= 0) {
-                    seconds.get(row).add(s);
-                    System.err.printf(java.util.Locale.ROOT, "round %d, %s: %.2f s%n", round, labels[row], s);
-                }
-            }
-        }
-        Timing.printHeader("Producing: " + KB_EVENTS + " documents of ~" + Documents.averageBytes(1000) + " B JSON over "
-                + Documents.KEYS + " keys, " + BATCH + " per transaction, fsync and synchronous_commit on; median of "
-                + KB_ROUNDS + " interleaved rounds");
-        double raw = median(seconds.get(0));
-        Timing.printRow(labels[0], KB_EVENTS, raw, 0);
-        for (int row = 1; row < labels.length; row++) {
-            Timing.printRow(labels[row], KB_EVENTS, median(seconds.get(row)), KB_EVENTS / raw);
-        }
-        StringBuilder perRound = new StringBuilder("per-round ratios of send_events (binary) to INSERT:");
-        for (int round = 0; round < KB_ROUNDS; round++) {
-            perRound.append(String.format(java.util.Locale.ROOT, " %.2f", seconds.get(0).get(round) / seconds.get(1).get(round)));
-        }
-        System.out.println();
-        System.out.println(perRound);
-    }
-
-    // Timed by wall clock around the loop; the rows are dropped at once (200 MB a run).
-    private double kilobyteRun(Connection c, int row, String name) throws Exception {
-        try (Statement s = c.createStatement()) {
-            if (row == 0) {
-                RawWrites.createPlainTable(c, name);
-            } else {
-                s.execute("select pgque.create_queue('" + name + "')");
-            }
-            double seconds = Timing.seconds(() -> {
-                if (row == 0) {
-                    RawWrites.insert(c, name, "FileCreated", KB_EVENTS, BATCH, Documents::json, Documents::key);
-                } else {
-                    RawWrites.sendEvents(c, name, "FileCreated", KB_EVENTS, BATCH, row == 1, Documents::json, Documents::key);
-                }
-            });
-            s.execute(row == 0 ? "drop table " + name : "select pgque.drop_queue('" + name + "', true)");
-            return seconds;
-        }
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = new ArrayList<>(values);
-        sorted.sort(null);
-        return sorted.get(sorted.size() / 2);
     }
 
     private void setUp(Connection c) throws SQLException {
@@ -189,7 +121,7 @@ final class EngineBenchmark {
     private void sendBatches(Connection c, String queue, int batches, boolean tick) throws SQLException {
         c.setAutoCommit(false);
         try (PreparedStatement ps = c.prepareStatement("select pgque.send_batch(?, ?, ?::text[])")) {
-            Array arr = c.createArrayOf("text", payloads.toArray(new String[0]));
+            Array arr = c.createArrayOf("text", payloads.toArray());
             for (int b = 0; b < batches; b++) {
                 ps.setString(1, queue);
                 ps.setString(2, "FileCreated");
@@ -212,9 +144,9 @@ final class EngineBenchmark {
         }
         c.setAutoCommit(false);
         try (PreparedStatement ps = c.prepareStatement("select pgque.send_events(?, ?::text[], ?::text[], ?::text[])")) {
-            Array types = c.createArrayOf("text", java.util.Collections.nCopies(BATCH, "FileCreated").toArray(new String[0]));
-            Array data = c.createArrayOf("text", payloads.toArray(new String[0]));
-            Array keyArr = c.createArrayOf("text", keys.toArray(new String[0]));
+            Array types = c.createArrayOf("text", java.util.Collections.nCopies(BATCH, "FileCreated").toArray());
+            Array data = c.createArrayOf("text", payloads.toArray());
+            Array keyArr = c.createArrayOf("text", keys.toArray());
             for (int b = 0; b < batches; b++) {
                 ps.setString(1, queue);
                 ps.setArray(2, types);

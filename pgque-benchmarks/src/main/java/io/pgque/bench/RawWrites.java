@@ -48,11 +48,11 @@ final class RawWrites {
 
     /**
      * Sends documents {@code 0 .. count-1} with {@code send_events} in calls (and transactions)
-     * of {@code batch} events. {@code binaryArrays}: the arrays as {@code String[]}, which the
-     * driver sends in binary (as the Java client does); else as {@code Object[]}, which it sends
-     * as text array literals, every quote of every document escaped.
+     * of {@code batch} events. The arrays are {@code String[]}, which the driver sends in binary,
+     * as the Java client does (an {@code Object[]} would go as a text array literal, every quote
+     * of every document escaped by the driver and unescaped by the server).
      */
-    static void sendEvents(Connection c, String queue, String type, int count, int batch, boolean binaryArrays,
+    static void sendEvents(Connection c, String queue, String type, int count, int batch,
                            IntFunction<String> payload, IntFunction<String> key) throws SQLException {
         c.setAutoCommit(false);
         try (PreparedStatement ps = c.prepareStatement("select pgque.send_events(?, ?, ?, ?)")) {
@@ -67,9 +67,9 @@ final class RawWrites {
                     keys[i] = key.apply(from + i);
                 }
                 ps.setString(1, queue);
-                ps.setArray(2, c.createArrayOf("text", binaryArrays ? types : Arrays.copyOf(types, n, Object[].class)));
-                ps.setArray(3, c.createArrayOf("text", binaryArrays ? payloads : Arrays.copyOf(payloads, n, Object[].class)));
-                ps.setArray(4, c.createArrayOf("text", binaryArrays ? keys : Arrays.copyOf(keys, n, Object[].class)));
+                ps.setArray(2, c.createArrayOf("text", types));
+                ps.setArray(3, c.createArrayOf("text", payloads));
+                ps.setArray(4, c.createArrayOf("text", keys));
                 ps.executeQuery().close();
                 c.commit();
             }

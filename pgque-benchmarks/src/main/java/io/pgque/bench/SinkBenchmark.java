@@ -73,7 +73,7 @@ final class SinkBenchmark {
                     new Row("baseline: batched INSERT into a plain table, " + BASELINE_BATCH + " rows per transaction",
                             name -> timedInsert(c, name)),
                     new Row("baseline: send_events, " + BASELINE_BATCH + " events per call, one JDBC connection",
-                            name -> timedQueue(c, name, q -> RawWrites.sendEvents(c, q, TYPE, RECORDS, BASELINE_BATCH, true,
+                            name -> timedQueue(c, name, q -> RawWrites.sendEvents(c, q, TYPE, RECORDS, BASELINE_BATCH,
                                     Documents::json, Documents::key))),
                     new Row("sink, 1 task, Struct values (JsonConverter), at_least_once",
                             name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRUCT, 1, Map.of()))),
