@@ -118,6 +118,10 @@ public final class AtLeastOnceDelivery implements Delivery {
     /** Waits for the write in flight; then only the dead letter reports may still be on their way. */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered) {
+        if (failed != null) {
+            // The worker counts the failed put as delivered; committing that would skip it.
+            return Map.of();
+        }
         settle();
         badRecords.awaitReports();
         if (toSeek.isEmpty() && sought.isEmpty()) {
