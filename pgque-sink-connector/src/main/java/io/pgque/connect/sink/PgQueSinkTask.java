@@ -29,9 +29,11 @@ import java.util.Collection;
 import java.util.Map;
 
 /**
- * Converts the records Connect hands it into events and writes each put in one transaction
- * before returning, so nothing is buffered between puts. What happens to the Kafka offsets
- * depends on {@code pgque.delivery.guarantee} (see {@link AtLeastOnceDelivery} and
+ * Converts the records Connect hands it into events and writes each put in one transaction. The
+ * write runs on the task's writer thread while Connect polls and converts the next records; the
+ * next put (and preCommit) waits for it, so at most one put is ever uncommitted and Kafka's
+ * offsets never run ahead of PostgreSQL. What happens to the Kafka offsets depends on
+ * {@code pgque.delivery.guarantee} (see {@link AtLeastOnceDelivery} and
  * {@link ExactlyOnceDelivery}).
  */
 public final class PgQueSinkTask extends SinkTask {
@@ -70,9 +72,9 @@ public final class PgQueSinkTask extends SinkTask {
                         + "by the connector's name, but the task configuration has no '" + CONNECTOR_NAME + "'");
             }
             this.delivery = new ExactlyOnceDelivery(converter, badRecords, writer, pool, new StoredOffsets(connector),
-                    context, config.connection().backoffMs());
+                    context, config.connection().backoffMs(), pool.getPoolName() + "-writer");
         } else {
-            this.delivery = new AtLeastOnceDelivery(converter, badRecords, writer);
+            this.delivery = new AtLeastOnceDelivery(converter, badRecords, writer, context, pool.getPoolName() + "-writer");
         }
         log.info("Started PgQue sink task {}: {}, delivery {}", pool.getPoolName(), config.queueRouting(),
                 config.deliveryGuarantee());
@@ -85,7 +87,8 @@ public final class PgQueSinkTask extends SinkTask {
 
     /**
      * Writes every convertible record in one transaction and reports the bad ones. Without a
-     * reporter a bad record fails the task before anything of this put is written.
+     * reporter a bad record fails the task before anything of this put is written. Returns once
+     * the write has started; the next call waits for it to commit.
      */
     @Override
     public void put(Collection<SinkRecord> records) {
@@ -104,6 +107,9 @@ public final class PgQueSinkTask extends SinkTask {
 
     @Override
     public void stop() {
+        if (delivery != null) {
+            delivery.stop();
+        }
         if (pool != null) {
             pool.close();
         }

@@ -60,7 +60,7 @@ final class KeyText {
             return Bytes.base64(value);
         }
         if (value instanceof Struct || value instanceof Map || value instanceof Collection) {
-            return JsonText.write(ConnectJson.canonicalTree(schema, value));
+            return ConnectJson.canonicalText(schema, value);
         }
         throw new RecordRejectedException("unsupported value type " + value.getClass().getName());
     }

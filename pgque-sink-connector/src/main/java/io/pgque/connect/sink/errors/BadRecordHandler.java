@@ -20,7 +20,8 @@ import java.util.concurrent.Future;
  * (which honours errors.tolerance and the dead letter queue), or, when the worker offers none,
  * fails the task with the record's coordinates and the reason. Never drops a record silently.
  *
- * <p>Used from the task's thread only.
+ * <p>Used by one thread at a time: the task's thread, or its writer thread during an
+ * exactly-once write (the task thread waits for that write before it uses the handler again).
  */
 public final class BadRecordHandler {
 

@@ -26,7 +26,8 @@ import java.util.Set;
  * until it is read.
  *
  * <p>Keyed by each record's original topic and partition (before transforms): the consumer's
- * coordinates, which is what seeks and offset commits name. Used from the task's thread only.
+ * coordinates, which is what seeks and offset commits name. Used by one thread at a time: the
+ * task's thread, or its writer thread while a write is in flight (the task thread waits for it).
  */
 public final class PartitionOffsets {
 
