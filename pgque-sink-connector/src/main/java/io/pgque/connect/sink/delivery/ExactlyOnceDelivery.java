@@ -2,6 +2,7 @@ package io.pgque.connect.sink.delivery;
 
 import io.pgque.connect.sink.convert.RecordConverter;
 import io.pgque.connect.sink.errors.BadRecordHandler;
+import io.pgque.connect.sink.metrics.SinkEvents;
 import io.pgque.connect.sink.offsets.OffsetMove;
 import io.pgque.connect.sink.offsets.OffsetsFencedException;
 import io.pgque.connect.sink.offsets.PartitionOffsets;
@@ -60,6 +61,7 @@ public final class ExactlyOnceDelivery implements Delivery {
     private final SinkTaskContext context;
     private final long redeliveryBackoffMs;
     private final PartitionOffsets offsets = new PartitionOffsets();
+    private final SinkEvents metrics;
 
     /**
      * @param redeliveryBackoffMs how long the worker should wait before delivering the records
@@ -68,6 +70,13 @@ public final class ExactlyOnceDelivery implements Delivery {
     public ExactlyOnceDelivery(RecordConverter converter, BadRecordHandler badRecords, SinkWriter writer,
                                DataSource dataSource, StoredOffsets store, SinkTaskContext context,
                                long redeliveryBackoffMs) {
+        this(converter, badRecords, writer, dataSource, store, context, redeliveryBackoffMs, SinkEvents.NONE);
+    }
+
+    public ExactlyOnceDelivery(RecordConverter converter, BadRecordHandler badRecords, SinkWriter writer,
+                               DataSource dataSource, StoredOffsets store, SinkTaskContext context,
+                               long redeliveryBackoffMs, SinkEvents metrics) {
+        this.metrics = metrics;
         this.converter = converter;
         this.badRecords = badRecords;
         this.writer = writer;
@@ -130,6 +139,7 @@ public final class ExactlyOnceDelivery implements Delivery {
                 offsets.committed(moves);
                 return;
             } catch (OffsetsFencedException e) {
+                metrics.offsetsFenced();
                 List<TopicPartition> partitions = e.moves().stream().map(OffsetMove::partition).toList();
                 offsets.forget(partitions);
                 if (attempt >= FENCED_ATTEMPTS) {
@@ -192,6 +202,7 @@ public final class ExactlyOnceDelivery implements Delivery {
                 throw new ConnectException(e.getMessage() + ". The exactly-once mode needs pgque.sink_offsets and "
                         + "pgque.sink_commit_offsets (engine with stored Kafka offsets, role pgque_writer)", e);
             }
+            metrics.transientFailure(false);
             context.timeout(redeliveryBackoffMs);
             throw new RetriableException(e.getMessage() + "; the worker will deliver the records again in "
                     + redeliveryBackoffMs + " ms", e);
