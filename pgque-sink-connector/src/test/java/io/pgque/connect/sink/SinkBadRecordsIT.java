@@ -1,6 +1,7 @@
 package io.pgque.connect.sink;
 
 import io.pgque.client.Message;
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.junit.jupiter.api.AfterAll;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgque.client.Event;
 import io.pgque.connect.source.record.SourceOffsets;
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -19,9 +20,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +78,7 @@ class SourceConnectorIT {
         Map<String, List<Integer>> byKey = fixture.readPerKey("orders", keys * perKey);
         fixture.assertPerKeyOrder(byKey, keys, perKey);
         QueueFixture.await("the tasks' plugin metrics to count every acked record", DELIVERY_TIMEOUT,
-                () -> pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
+                () -> PluginMetricsJmx.sum("orders-src", "records-acked-total") >= keys * perKey);
         connect.deleteConnector("orders-src");
     }
 
@@ -267,7 +265,6 @@ class SourceConnectorIT {
         connect.deleteConnector("flaky-src");
     }
 
-    /** Sum of one plugin metric over the connector's tasks, read over JMX like an operator would. */
     /** (f) Connect's offsets REST API: an offset the connector would never read is refused, its own are kept. */
     @Test
     void offsetRequestsThroughRestAreCheckedBeforeConnectStoresThem() throws Exception {
@@ -297,22 +294,6 @@ class SourceConnectorIT {
 
     private static ConnectorOffsets request(Map<String, ?> partition, Map<String, ?> offset) {
         return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
-    }
-
-    private static double pluginMetricSum(String connector, String attribute) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            double sum = 0;
-            for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                    + connector + ",*"), null)) {
-                if (name.getKeyProperty("slot") == null) {
-                    sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
-                }
-            }
-            return sum;
-        } catch (Exception e) {
-            throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
-        }
     }
 
     private static void assertError(Map<String, String> config, String key, String text) {
