@@ -24,7 +24,8 @@ final class ConsoleConsumer {
 
     /** Said on the error stream once the start positions are fixed: records sent after it are seen. */
     static final String READING = "Reading ";
-    private static final Duration TOPIC_LOOKUP = Duration.ofSeconds(30);
+    /** As long as the producer's metadata wait: a quickstart on a busy machine can take that long. */
+    private static final Duration TOPIC_LOOKUP = Duration.ofSeconds(60);
 
     private ConsoleConsumer() {
     }

@@ -33,11 +33,7 @@ final class ConsoleProducer {
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers(),
                 ProducerConfig.CLIENT_ID_CONFIG, "pgque-quickstart-produce",
                 ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.LINGER_MS_CONFIG, 0,
-                // a wrong address should fail within seconds, not after the default minute
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000),
+                ProducerConfig.LINGER_MS_CONFIG, 0),
                 new StringSerializer(), new StringSerializer());
              BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             int lineNumber = 0;
