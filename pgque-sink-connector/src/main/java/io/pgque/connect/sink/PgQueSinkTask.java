@@ -15,6 +15,8 @@ import io.pgque.connect.sink.delivery.AtLeastOnceDelivery;
 import io.pgque.connect.sink.delivery.Delivery;
 import io.pgque.connect.sink.delivery.ExactlyOnceDelivery;
 import io.pgque.connect.sink.errors.BadRecordHandler;
+import io.pgque.connect.sink.metrics.SinkEvents;
+import io.pgque.connect.sink.metrics.SinkMetrics;
 import io.pgque.connect.sink.offsets.StoredOffsets;
 import io.pgque.connect.sink.write.SinkWriter;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -47,6 +49,8 @@ public final class PgQueSinkTask extends SinkTask {
 
     private HikariDataSource pool;
     private Delivery delivery;
+    private SinkMetrics metrics;
+    private SinkEvents events = SinkEvents.NONE;
 
     @Override
     public String version() {
@@ -57,13 +61,17 @@ public final class PgQueSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         PgQueSinkConfig config = new PgQueSinkConfig(props);
         RecordConverter converter = new RecordConverter(config);
-        BadRecordHandler badRecords = new BadRecordHandler(context == null ? null : context.errantRecordReporter());
+        if (context != null && context.pluginMetrics() != null) {
+            metrics = new SinkMetrics(context.pluginMetrics());
+            events = metrics;
+        }
+        BadRecordHandler badRecords = new BadRecordHandler(context == null ? null : context.errantRecordReporter(), events);
         this.pool = DataSourceFactory.create(config.connection(), poolName(props));
         SinkWriter writer = new SinkWriter(pool, config, timeoutMs -> {
             if (context != null) {
                 context.timeout(timeoutMs);
             }
-        });
+        }, events);
         if (config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE) {
             String connector = props.get(CONNECTOR_NAME);
             if (connector == null || connector.isBlank()) {
@@ -72,7 +80,7 @@ public final class PgQueSinkTask extends SinkTask {
                         + "by the connector's name, but the task configuration has no '" + CONNECTOR_NAME + "'");
             }
             this.delivery = new ExactlyOnceDelivery(converter, badRecords, writer, pool, new StoredOffsets(connector),
-                    context, config.connection().backoffMs(), pool.getPoolName() + "-writer");
+                    context, config.connection().backoffMs(), pool.getPoolName() + "-writer", events);
         } else {
             this.delivery = new AtLeastOnceDelivery(converter, badRecords, writer, context, pool.getPoolName() + "-writer");
         }
@@ -92,7 +100,16 @@ public final class PgQueSinkTask extends SinkTask {
      */
     @Override
     public void put(Collection<SinkRecord> records) {
-        delivery.put(records);
+        if (records.isEmpty()) {
+            delivery.put(records);
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            delivery.put(records);
+        } finally {
+            events.putCompleted(System.nanoTime() - start);
+        }
     }
 
     @Override
@@ -109,6 +126,9 @@ public final class PgQueSinkTask extends SinkTask {
     public void stop() {
         if (delivery != null) {
             delivery.stop();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         if (pool != null) {
             pool.close();

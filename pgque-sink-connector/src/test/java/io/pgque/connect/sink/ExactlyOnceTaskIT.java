@@ -195,7 +195,8 @@ class ExactlyOnceTaskIT {
     @Test
     void aZombieWithAStaleViewIsRefusedAndTheTaskThatLostThePartitionWritesOnlyWhatIsMissing() throws Exception {
         QueueReader reader = freshQueue();
-        PgQueSinkTask owner = task(new RecordingContext(true));
+        RecordingContext ownerContext = new RecordingContext(true).withPluginMetrics();
+        PgQueSinkTask owner = task(ownerContext);
         owner.open(List.of(P0));
         putAndWait(owner, records(P0, 0, 5));
 
@@ -215,6 +216,8 @@ class ExactlyOnceTaskIT {
         otherWriter(P0, 5L, 10, payloads(P0, 5, 10));
         putAndWait(owner, records(P0, 5, 12));
         assertEquals(Map.of(P0, 12L), stored(), "refused once, then wrote only 10 and 11");
+        assertEquals(1, ownerContext.metric("offset-fencing-refusals-total"), "the refusal is counted");
+        assertEquals(5 + 2, ownerContext.metric("events-written-total"), "the refused attempt's events are not");
 
         // And the new owner, whose view (10) is now stale in turn, does the same with 10..14.
         PgQueSinkTask newOwner = task(new RecordingContext(true));

@@ -20,8 +20,8 @@ import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.metrics.SourceMetrics;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
-import io.pgque.connect.source.record.PayloadConverter;
 import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
 import io.pgque.connect.source.slot.SlotPoller;
@@ -103,7 +103,7 @@ public class PgQueSourceTask extends SourceTask {
                 ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
                 : KafkaPartitionChooser.byKey();
         return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                PayloadConverter.of(config.valueFormat()), partitions);
+                RecordValues.of(config.valueFormat()), partitions);
     }
 
     private PluginMetrics pluginMetrics() {

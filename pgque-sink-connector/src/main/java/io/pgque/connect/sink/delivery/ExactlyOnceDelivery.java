@@ -6,6 +6,7 @@ package io.pgque.connect.sink.delivery;
 
 import io.pgque.connect.sink.convert.RecordConverter;
 import io.pgque.connect.sink.errors.BadRecordHandler;
+import io.pgque.connect.sink.metrics.SinkEvents;
 import io.pgque.connect.sink.offsets.OffsetMove;
 import io.pgque.connect.sink.offsets.OffsetsFencedException;
 import io.pgque.connect.sink.offsets.PartitionOffsets;
@@ -74,6 +75,7 @@ public final class ExactlyOnceDelivery implements Delivery {
     private ConvertedPut writing;
     // A write failure that retrying cannot cure, thrown again until the worker stops the task.
     private RuntimeException failed;
+    private final SinkEvents metrics;
 
     /**
      * @param redeliveryBackoffMs how long the worker should wait before delivering the records
@@ -81,7 +83,8 @@ public final class ExactlyOnceDelivery implements Delivery {
      */
     public ExactlyOnceDelivery(RecordConverter converter, BadRecordHandler badRecords, SinkWriter writer,
                                DataSource dataSource, StoredOffsets store, SinkTaskContext context,
-                               long redeliveryBackoffMs, String writerThreadName) {
+                               long redeliveryBackoffMs, String writerThreadName, SinkEvents metrics) {
+        this.metrics = metrics;
         this.converter = converter;
         this.badRecords = badRecords;
         this.writer = writer;
@@ -167,6 +170,7 @@ public final class ExactlyOnceDelivery implements Delivery {
                 offsets.committed(moves);
                 return null;
             } catch (OffsetsFencedException e) {
+                metrics.offsetsFenced();
                 List<TopicPartition> partitions = e.moves().stream().map(OffsetMove::partition).toList();
                 offsets.forget(partitions);
                 if (attempt >= FENCED_ATTEMPTS) {
@@ -272,6 +276,7 @@ public final class ExactlyOnceDelivery implements Delivery {
                 throw new ConnectException(e.getMessage() + ". The exactly-once mode needs pgque.sink_offsets and "
                         + "pgque.sink_commit_offsets (engine with stored Kafka offsets, role pgque_writer)", e);
             }
+            metrics.transientFailure(false);
             context.timeout(redeliveryBackoffMs);
             throw new RetriableException(e.getMessage() + "; the worker will deliver the records again in "
                     + redeliveryBackoffMs + " ms", e);

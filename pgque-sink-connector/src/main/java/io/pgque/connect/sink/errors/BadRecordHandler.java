@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.sink.errors;
 
+import io.pgque.connect.sink.metrics.SinkEvents;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -28,12 +29,18 @@ public final class BadRecordHandler {
     private static final Logger log = LoggerFactory.getLogger(BadRecordHandler.class);
 
     private final ErrantRecordReporter reporter;
+    private final SinkEvents metrics;
     // Reports still on their way to the dead letter topic; see awaitReports().
     private final List<Future<Void>> pending = new ArrayList<>();
 
     /** {@code reporter} may be null: then every bad record fails the task. */
     public BadRecordHandler(ErrantRecordReporter reporter) {
+        this(reporter, SinkEvents.NONE);
+    }
+
+    public BadRecordHandler(ErrantRecordReporter reporter, SinkEvents metrics) {
         this.reporter = reporter;
+        this.metrics = metrics;
     }
 
     /**
@@ -58,6 +65,7 @@ public final class BadRecordHandler {
         }
         log.warn("Reporting bad record: {}", error.getMessage());
         pending.add(reporter.report(record, error));
+        metrics.deadLettered();
     }
 
     /**

@@ -57,8 +57,10 @@ public final class PutTransaction {
             List<RejectedEvent> rejected = sendAll(connection, batches) ? List.of() : narrowDown(connection, batches, canReport);
             beforeCommit.run(connection, rejected);
             commit(connection);
+            sender.metrics().transactionCommitted(batches.eventCount() - rejected.size());
             return rejected;
         } catch (RuntimeException | Error e) {
+            sender.metrics().transactionRolledBack();
             rollbackQuietly(connection, e);
             throw e;
         } finally {
@@ -80,6 +82,7 @@ public final class PutTransaction {
             log.warn("The database refused part of a batch of {} events ({}); writing it again with "
                     + "savepoints to find the refused events", batches.eventCount(), reason(e));
             rollback(connection);
+            sender.metrics().transactionRolledBack();
             return false;
         }
     }

@@ -116,8 +116,11 @@ public final class SourceConfigDef {
                 KAFKA_GROUP, ++order, Width.LONG, "Topic");
         def.define(VALUE_FORMAT, Type.STRING, ValueFormat.CHOICE.label(VALUE_FORMAT_DEFAULT),
                 ValueFormat.CHOICE.validator(), Importance.MEDIUM,
-                ValueFormat.CHOICE.document("How the event payload becomes the record value: string keeps the "
-                        + "text; json parses it into a schemaless Map/List (a payload that is not JSON fails the task)."),
+                ValueFormat.CHOICE.document("How the event becomes the record value: string keeps the payload "
+                        + "text; json parses it into a schemaless Map/List (a payload that is not JSON fails the task); "
+                        + "envelope is the whole event as a Struct with a fixed schema io.pgque.Event (id, type, "
+                        + "payload as text, time, extra1..extra4, retry_count), for schema-based converters "
+                        + "(Avro, Protobuf, JSON Schema, JsonConverter with schemas.enable=true)."),
                 KAFKA_GROUP, ++order, Width.SHORT, "Value format", ValueFormat.CHOICE.recommender());
         def.define(PARTITIONER, Type.STRING, KafkaPartitioner.CHOICE.label(PARTITIONER_DEFAULT),
                 KafkaPartitioner.CHOICE.validator(), Importance.MEDIUM,

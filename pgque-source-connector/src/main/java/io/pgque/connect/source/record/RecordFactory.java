@@ -14,19 +14,19 @@ import java.util.function.Supplier;
 
 /**
  * Turns one received event into a Kafka Connect record: key = partition key ({@code extra1}),
- * value = payload, timestamp = event time, headers per {@link EventHeaders}. Stateless apart
- * from caches; used on the poll thread only.
+ * value per {@link RecordValues} (the payload, or the whole event), timestamp = event time,
+ * headers per {@link EventHeaders}. Stateless apart from caches; used on the poll thread only.
  */
 public final class RecordFactory {
 
     private final String queue;
     private final String consumer;
     private final TopicRouter topics;
-    private final PayloadConverter values;
+    private final RecordValues values;
     private final KafkaPartitionChooser partitions;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
 
-    public RecordFactory(String queue, String consumer, TopicRouter topics, PayloadConverter values,
+    public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
         this.queue = queue;
         this.consumer = consumer;
@@ -39,7 +39,7 @@ public final class RecordFactory {
         // Named only in error messages: not built for every record.
         Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " on slot "
                 + slot + " of queue '" + queue + "'";
-        SchemaAndValue value = values.convert(message.payload(), where);
+        SchemaAndValue value = values.valueOf(message, where);
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(
                 sourcePartitions.computeIfAbsent(slot, s -> SourceOffsets.partition(queue, consumer, s)),

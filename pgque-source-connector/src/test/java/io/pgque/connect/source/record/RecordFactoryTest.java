@@ -33,7 +33,7 @@ class RecordFactoryTest {
 
     private static RecordFactory factory(String topic, ValueFormat format, KafkaPartitionChooser partitions) {
         return new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", topic,
-                SourceConfigDef.TOPIC_PLACEHOLDERS)), PayloadConverter.of(format), partitions);
+                SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(format), partitions);
     }
 
     @Test
