@@ -98,7 +98,7 @@ BEGIN
     IF coalesce(e.ev_retry, 0) >= v_max THEN
         INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
                                        ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-        VALUES (s.sub_queue, s.sub_consumer, coalesce(i_reason, 'max retries exceeded'), e.ev_id, e.ev_time,
+        VALUES (s.sub_queue, pgque.coop_group_consumer(s), coalesce(i_reason, 'max retries exceeded'), e.ev_id, e.ev_time,
                 e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4)
         ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING;
     ELSE
