@@ -204,3 +204,59 @@ RETURNS bigint
 LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.force_next_tick(i_queue_name)
 $$;
+
+-- One round of a ticker that runs every i_period: ticks what pgque.ticker() ticks, and also
+-- every queue whose events have waited i_period since its last tick, whatever the queue's
+-- ticker_max_count and ticker_max_lag (events counted by the last tick whose transaction
+-- committed only after it included); so run every i_period it bounds how long events wait
+-- for a tick. Rounds run one at a time in the whole database: a round that finds another one
+-- running returns NULL at once (a transaction-scoped advisory lock), so any number of callers
+-- can share the duty and whoever is alive carries it. Otherwise returns how many queues ticked.
+CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_last pgque.tick;
+    v_tick bigint;
+    v_due boolean;
+    v_count bigint := 0;
+BEGIN
+    IF i_period IS NULL OR i_period <= interval '0' THEN
+        RAISE EXCEPTION 'ticker period must be positive, was %', i_period USING ERRCODE = '22023';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(hashtext('pgque.ticker_round')) THEN
+        RETURN NULL;
+    END IF;
+    FOR q IN SELECT * FROM pgque.queue
+              WHERE NOT queue_external_ticker AND NOT queue_ticker_paused
+              ORDER BY queue_name LOOP
+        v_tick := pgque.ticker(q.queue_name);
+        v_due := false;
+        IF v_tick IS NULL THEN
+            SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
+            IF FOUND AND now() - v_last.tick_time >= i_period THEN
+                v_due := pgque.seq_last_value(q.queue_event_seq) > v_last.tick_event_seq;
+                IF NOT v_due THEN
+                    -- The last tick may have counted events whose transaction was still running
+                    -- when it was taken: they are in no batch yet, and the count alone would
+                    -- not tick again for them. Tick once they are visible.
+                    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s e WHERE e.ev_txid >= $1
+                                       AND NOT pg_visible_in_snapshot(e.ev_txid, $2)
+                                       AND pg_visible_in_snapshot(e.ev_txid, pg_current_snapshot()))',
+                                   q.queue_data_pfx)
+                       INTO v_due
+                      USING pg_snapshot_xmin(v_last.tick_snapshot), v_last.tick_snapshot;
+                END IF;
+            END IF;
+            IF v_due THEN
+                v_tick := pgque.insert_tick(q.queue_id);
+            END IF;
+        END IF;
+        IF v_tick IS NOT NULL THEN
+            v_count := v_count + 1;
+        END IF;
+    END LOOP;
+    RETURN v_count;
+END
+$$;

@@ -401,6 +401,23 @@ BEGIN
 END
 $$;
 
+-- Acks the slot's open batch only if it is i_batch_id: a reader whose earlier ack (and the
+-- receive in the same transaction) committed without it hearing back must not finish the next
+-- batch, which it has not seen. 0 when the slot has no open batch or another one.
+CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
+    i_batch_id bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
+        RETURN 0;
+    END IF;
+    RETURN pgque.finish_batch(s.sub_batch);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.nack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_msg pgque.message, i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer

@@ -60,6 +60,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.receive_partitioned(text, text, int, int, text, int),
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.ack_partitioned(text, text, int, int, text),
+    pgque.ack_partitioned(text, text, int, int, text, bigint),
     pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
     pgque.register_subconsumer(text, text, text, boolean),
     pgque.subscribe_subconsumer(text, text, text, boolean),

@@ -28,6 +28,19 @@ public final class Operations {
         return ticked == null ? 0 : ticked;
     }
 
+    /**
+     * One round of a ticker run every {@code period}: ticks every queue {@link #ticker()} would,
+     * and every queue whose events have waited {@code period} since its last tick whatever its
+     * thresholds. Rounds are serialised in the database; a round that finds another one running
+     * does nothing, so several processes can share the duty.
+     *
+     * @return how many queues ticked, or empty when another round was running
+     */
+    public OptionalLong tickerRound(java.time.Duration period) {
+        return optional(db.run("ticker round", c -> Sql.nullableLong(c,
+                "select pgque.ticker_round(" + Intervals.PARAM + ")", Intervals.seconds(period))));
+    }
+
     /** Ticks {@code queue} if a tick is due; returns the new tick id, or empty if none was due. */
     public OptionalLong ticker(String queue) {
         return optional(db.run("tick queue '" + queue + "'",

@@ -33,7 +33,8 @@ import java.util.function.Supplier;
 /**
  * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
  * with N slots, then gives task {@code i} of {@code M} the slots {@code k mod M = i}, and the
- * ticker duty (when enabled) to task 0 only. The data path is in {@link PgQueSourceTask}.
+ * ticker duty (when enabled) to every task, the database deciding who ticks in each round. The
+ * data path is in {@link PgQueSourceTask}.
  */
 public class PgQueSourceConnector extends SourceConnector {
 

@@ -25,6 +25,7 @@ import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
 import io.pgque.connect.source.slot.SlotPoller;
+import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -41,7 +42,7 @@ import java.util.Map;
 
 /**
  * One task: leases its share of the slots and turns their batches into records. The work is
- * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (task 0, when enabled) and
+ * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (when enabled; shared by all tasks) and
  * {@link SlotStatusMonitor}; this class wires them up and takes them down.
  */
 public class PgQueSourceTask extends SourceTask {
@@ -52,6 +53,8 @@ public class PgQueSourceTask extends SourceTask {
     private static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
 
     private HikariDataSource dataSource;
+    private HikariDataSource listenerDataSource;
+    private TickListener listener;
     private SlotPoller poller;
     private TickerDuty ticker;
     private SlotStatusMonitor monitor;
@@ -86,8 +89,13 @@ public class PgQueSourceTask extends SourceTask {
         poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
                 boundary);
+        // A pool of its own: the listener holds its connection for good.
+        listenerDataSource = DataSourceFactory.create(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-ticks");
+        listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+                Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         if (TaskKeys.runsTicker(props)) {
-            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
+            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                     config.maintInterval(), config.retryInterval());
         }
         monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), config.slots(),
@@ -95,7 +103,7 @@ public class PgQueSourceTask extends SourceTask {
                 config.metricsLogInterval());
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
                 task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
-                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
+                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and shares the ticker duty" : "");
     }
 
     private static RecordFactory records(SourceConfig config) {
@@ -116,10 +124,12 @@ public class PgQueSourceTask extends SourceTask {
     }
 
     /**
-     * Runs on the producer's callback thread: only counts the record towards its batch. The ack
-     * in PostgreSQL happens on the next poll(), so this thread never waits for the database. A
-     * null {@code metadata} means Connect dropped the record on purpose (a filter, or a tolerated
-     * conversion error): the record is done as far as the batch is concerned.
+     * Runs on the producer's callback thread: only counts the record towards its batch. The last
+     * record of a batch wakes the poll thread, which Connect keeps waiting inside poll() between
+     * batches, and that thread acks the batch and opens the slot's next one at once; this thread
+     * never waits for the database. A null {@code metadata} means Connect dropped the record on
+     * purpose (a filter, or a tolerated conversion error): the record is done as far as the batch
+     * is concerned.
      */
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
@@ -130,6 +140,12 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        if (listener != null) {
+            listener.close();
+        }
+        if (listenerDataSource != null) {
+            listenerDataSource.close();
+        }
         if (poller != null) {
             poller.stop();
             poller.close(STOP_GRACE);

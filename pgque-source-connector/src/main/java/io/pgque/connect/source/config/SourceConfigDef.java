@@ -160,12 +160,16 @@ public final class SourceConfigDef {
     private static void addTickerKeys(ConfigDef def) {
         int order = 0;
         def.define(TICKER_ENABLED, Type.BOOLEAN, false, Importance.MEDIUM,
-                "Run pgque.ticker(), pgque.maint() and pgque.maint_retry_events() from this connector (from "
-                        + "task 0 only). Turn it on only where nothing else ticks the database; needs pgque_admin.",
+                "Tick the database from this connector: every task runs pgque.ticker_round(), pgque.maint() "
+                        + "and pgque.maint_retry_events(), and the database lets one ticker round run at a time, "
+                        + "so the ticks go on while any task is alive. Turn it on only where nothing else ticks "
+                        + "the database; needs pgque_admin.",
                 TICKER_GROUP, ++order, Width.SHORT, "Run the ticker");
         def.define(TICKER_INTERVAL_MS, Type.LONG, TICKER_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
                 Importance.LOW,
-                "Period of pgque.ticker() when " + TICKER_ENABLED + "=true, in milliseconds.",
+                "Tick period when " + TICKER_ENABLED + "=true, in milliseconds: events never wait longer than "
+                        + "this for a tick, whatever the queue's ticker_max_count and ticker_max_lag (which still "
+                        + "make a tick sooner, and alone rule any other ticker, e.g. pg_cron).",
                 TICKER_GROUP, ++order, Width.SHORT, "Ticker interval (ms)");
         def.define(MAINT_INTERVAL_MS, Type.LONG, MAINT_INTERVAL_MS_DEFAULT, Range.between(1_000L, 3_600_000L),
                 Importance.LOW,

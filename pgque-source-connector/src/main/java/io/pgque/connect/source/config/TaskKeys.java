@@ -30,7 +30,8 @@ public final class TaskKeys {
 
     /**
      * One configuration per task that gets work: the connector's own keys plus the task's index,
-     * its slots ({@link SlotAssignment}) and, for task 0 alone, the ticker duty when enabled.
+     * its slots ({@link SlotAssignment}) and the ticker duty when enabled: every task carries it,
+     * and the database decides who ticks in each round, so a failed task never stops the ticks.
      */
     public static List<Map<String, String>> taskConfigs(Map<String, String> connectorProps, int slots,
                                                         boolean tickerEnabled, int maxTasks) {
@@ -40,8 +41,7 @@ public final class TaskKeys {
             Map<String, String> taskProps = new HashMap<>(connectorProps);
             taskProps.put(TASK_INDEX, Integer.toString(task));
             taskProps.put(TASK_SLOTS, slotsText(SlotAssignment.slotsOf(task, tasks, slots)));
-            // Ticks from two places would be harmless but wasteful: exactly one task ticks.
-            taskProps.put(TASK_TICKER, Boolean.toString(task == 0 && tickerEnabled));
+            taskProps.put(TASK_TICKER, Boolean.toString(tickerEnabled));
             configs.add(taskProps);
         }
         return configs;
