@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -10,8 +14,8 @@ import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.delivery.DeliveredPositions;
 import io.pgque.connect.source.record.EventHeaders;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
-import io.pgque.connect.source.record.PayloadConverter;
 import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
 import io.pgque.connect.source.slot.SlotEvents;
@@ -216,7 +220,7 @@ class SlotPollerFaultIT {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
         SourceConfig config = new SourceConfig(props);
         RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
-                PayloadConverter.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
+                RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
                 records, TTL, Duration.ofMillis(50), PAGE, Duration.ofMillis(10), SlotEvents.NONE,
                 DeliveredPositions.NONE, BatchBoundary.NONE);
