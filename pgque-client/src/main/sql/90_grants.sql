@@ -86,7 +86,7 @@ TO pgque_writer;
 
 -- The lease and dedup tables are reached only through the API; admin may look at the slots.
 REVOKE ALL ON pgque.idem, pgque.partition_consumer, pgque.partition_slot FROM pgque_admin, pgque_reader, pgque_writer;
-REVOKE ALL ON pgque.sink_offset FROM pgque_reader, pgque_writer;
+REVOKE ALL ON pgque.sink_offset, pgque.sink_offset_owner FROM pgque_reader, pgque_writer;
 GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 
 -- Internal helpers: reachable only through the API functions (which run as the owner).
@@ -114,5 +114,6 @@ REVOKE ALL ON FUNCTION
     pgque.partition_pin(pgque.queue, text, int),
     pgque.slot_guard(text, text, int, int, text),
     pgque.idem_prepare(text, interval),
-    pgque.sink_check_call(text, text[], int4[], int[])
+    pgque.sink_check_call(text, text[], int4[], int[]),
+    pgque.sink_check_owner(text)
 FROM pgque_admin;
