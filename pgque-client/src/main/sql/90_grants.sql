@@ -52,7 +52,8 @@ GRANT EXECUTE ON FUNCTION
     pgque.receive_partitioned(text, text, int, int, text, int),
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.ack_partitioned(text, text, int, int, text),
-    pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text)
+    pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
+    pgque.dead_letter_partitioned(text, text, int, int, text, bigint, text)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 
@@ -115,5 +116,6 @@ REVOKE ALL ON FUNCTION
     pgque.slot_guard(text, text, int, int, text),
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[]),
-    pgque.sink_check_owner(text)
+    pgque.sink_check_owner(text),
+    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int)
 FROM pgque_admin;

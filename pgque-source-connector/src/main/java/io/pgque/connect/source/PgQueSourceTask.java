@@ -20,6 +20,7 @@ import io.pgque.connect.source.record.PayloadConverter;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.record.UnreadableEvents;
 import io.pgque.connect.source.slot.SlotPoller;
 import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
@@ -79,7 +80,8 @@ public class PgQueSourceTask extends SourceTask {
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
         // the worker then commits only where the task says, so the task must say it for every batch.
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
-        poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
+        UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
+        poller = new SlotPoller(consumer, slots, records(config, unreadable), config.leaseTtl(), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
                 boundary);
         if (TaskKeys.runsTicker(props)) {
@@ -94,12 +96,12 @@ public class PgQueSourceTask extends SourceTask {
                 exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
     }
 
-    private static RecordFactory records(SourceConfig config) {
+    private static RecordFactory records(SourceConfig config, UnreadableEvents unreadable) {
         KafkaPartitionChooser partitions = config.partitioner() == KafkaPartitioner.SLOT
                 ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
                 : KafkaPartitionChooser.byKey();
         return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                PayloadConverter.of(config.valueFormat()), partitions);
+                PayloadConverter.of(config.valueFormat()), partitions, unreadable);
     }
 
     private PluginMetrics pluginMetrics() {
