@@ -21,6 +21,7 @@ import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
 import io.pgque.connect.source.record.UnreadableEvents;
+import io.pgque.connect.source.slot.ConsumerSetup;
 import io.pgque.connect.source.slot.SlotPoller;
 import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
@@ -49,6 +50,7 @@ public class PgQueSourceTask extends SourceTask {
     private static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
 
     private HikariDataSource dataSource;
+    private ConsumerSetup setup;
     private SlotPoller poller;
     private TickerDuty ticker;
     private SlotStatusMonitor monitor;
@@ -71,6 +73,8 @@ public class PgQueSourceTask extends SourceTask {
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
+        setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
+                Duration.ofMillis(config.connection().backoffMs()));
         SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), config.slots(), workerId);
         metrics = new SourceMetrics(pluginMetrics(), slots);
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
@@ -84,6 +88,13 @@ public class PgQueSourceTask extends SourceTask {
         poller = new SlotPoller(consumer, slots, records(config, unreadable), config.leaseTtl(), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
                 boundary);
+        try {
+            setup.attemptNow();
+        } catch (RuntimeException e) {
+            metrics.close();
+            dataSource.close();
+            throw e;
+        }
         if (TaskKeys.runsTicker(props)) {
             ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
                     config.maintInterval(), config.retryInterval());
@@ -110,6 +121,9 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        if (!setup.ready()) {
+            return null;
+        }
         return poller.poll();
     }
 
@@ -128,6 +142,9 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        if (setup != null) {
+            setup.stop();
+        }
         if (poller != null) {
             poller.stop();
             poller.close(STOP_GRACE);

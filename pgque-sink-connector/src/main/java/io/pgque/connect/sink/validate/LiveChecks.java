@@ -5,6 +5,7 @@ import io.pgque.connect.common.config.ConnectionSettings;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.common.probe.DatabaseProbe;
+import io.pgque.connect.common.probe.Unreachable;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
@@ -78,10 +79,10 @@ public final class LiveChecks {
             Future<Findings> future = executor.submit(() -> probe(settings, expected));
             return future.get(settings.timeoutMs(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            Findings findings = new Findings();
-            findings.add(ConnectionConfigDef.URL, "No answer from the database at " + settings.url() + " within "
-                    + settings.timeoutMs() + " ms (" + ConnectionConfigDef.TIMEOUT_MS + "); check the host, port and firewall");
-            return findings;
+            log.warn("Skipped the database checks of the sink's configuration: no answer from {} within {} ms ({}). "
+                    + "Accepting the configuration; the tasks wait for the database. Check the host, port and firewall.",
+                    settings.url(), settings.timeoutMs(), ConnectionConfigDef.TIMEOUT_MS);
+            return new Findings();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             Findings findings = new Findings();
@@ -104,6 +105,12 @@ public final class LiveChecks {
             probe = DatabaseProbe.open(settings, "pgque-sink-validate");
         } catch (java.sql.SQLException e) {
             String user = settings.user().isEmpty() ? "" : " as user '" + settings.user() + "'";
+            if (Unreachable.is(e)) {
+                log.warn("Skipped the database checks of the sink's configuration: cannot connect to {}{}: {}. "
+                        + "Accepting the configuration; the tasks wait for the database.", settings.url(), user,
+                        DatabaseProbe.describe(e, settings));
+                return findings;
+            }
             findings.add(ConnectionConfigDef.URL, "Cannot connect to " + settings.url() + user + ": "
                     + DatabaseProbe.describe(e, settings));
             return findings;

@@ -5,6 +5,9 @@ import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.common.probe.Unreachable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,6 +40,8 @@ public final class DatabaseChecks {
             + "coalesce((select pg_has_role(oid, 'USAGE') from pg_roles where rolname = 'pgque_admin'), false), "
             + "(select rolsuper from pg_roles where rolname = current_user), current_user";
 
+    private static final Logger log = LoggerFactory.getLogger(DatabaseChecks.class);
+
     private final SourceConfig config;
     private final Map<String, List<String>> problems = new LinkedHashMap<>();
 
@@ -55,8 +60,10 @@ public final class DatabaseChecks {
             Future<Map<String, List<String>>> result = executor.submit(() -> new DatabaseChecks(config).check());
             return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return single(ConnectionConfigDef.URL, "the database did not answer within " + timeout.toMillis()
-                    + " ms (" + ConnectionConfigDef.TIMEOUT_MS + "); is " + ConnectionConfigDef.URL + " right?");
+            log.warn("Skipped the database checks of the source's configuration: the database did not answer within "
+                    + "{} ms ({}). Accepting the configuration; the tasks wait for the database. Is {} right?",
+                    timeout.toMillis(), ConnectionConfigDef.TIMEOUT_MS, ConnectionConfigDef.URL);
+            return Map.of();
         } catch (ExecutionException e) {
             return single(ConnectionConfigDef.URL, "cannot check the database: " + e.getCause().getMessage());
         } catch (InterruptedException e) {
@@ -89,6 +96,13 @@ public final class DatabaseChecks {
             }
         } catch (SQLException | RuntimeException e) {
             // The driver's messages name host and user at most, never the password.
+            if (Unreachable.is(e)) {
+                log.warn("Skipped the database checks of the source's configuration: cannot reach the database ({}). "
+                        + "Accepting the configuration; the tasks wait for the database. Is {} right?",
+                        e.getMessage(), ConnectionConfigDef.URL);
+                problems.clear();
+                return problems;
+            }
             add(ConnectionConfigDef.URL, "cannot connect to or query the database: " + e.getMessage());
         }
         return problems;
