@@ -117,9 +117,14 @@ BEGIN
             RAISE EXCEPTION 'cannot drop queue %, consumers still attached', x_queue_name
                 USING ERRCODE = '55006';
         END IF;
-        FOR c IN SELECT co.co_name FROM pgque.subscription s JOIN pgque.consumer co ON co.co_id = s.sub_consumer
-                  WHERE s.sub_queue = q.queue_id LOOP
-            PERFORM pgque.unregister_consumer(x_queue_name, c.co_name);
+        -- Cooperative workers first (open windows and all), so their main is plain by its turn.
+        FOR c IN SELECT co.co_name, s.sub_role FROM pgque.subscription s JOIN pgque.consumer co ON co.co_id = s.sub_consumer
+                  WHERE s.sub_queue = q.queue_id ORDER BY s.sub_role = 'coop_main' LOOP
+            IF c.sub_role = 'coop_member' THEN
+                PERFORM pgque.coop_unregister_member(x_queue_name, c.co_name, 1);
+            ELSE
+                PERFORM pgque.unregister_consumer(x_queue_name, c.co_name);
+            END IF;
         END LOOP;
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id;

@@ -32,6 +32,10 @@ BEGIN
         RETURN 1;
     END IF;
     IF x_tick_pos IS NOT NULL THEN
+        IF pgque.coop_role(q.queue_id, x_consumer_name) = 'coop_member' THEN
+            RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; reposition its main consumer instead',
+                x_consumer_name, x_queue_name USING ERRCODE = 'PQ009';
+        END IF;
         -- Reposition an existing subscription; its open batch, if any, is abandoned.
         UPDATE pgque.subscription
            SET sub_last_tick = v_tick, sub_batch = NULL, sub_next_tick = NULL, sub_active = now()
@@ -55,9 +59,18 @@ DECLARE
     s pgque.subscription;
 BEGIN
     q := pgque.find_queue(x_queue_name);
+    -- Cooperative rows have their own rules (and lock order: main before member).
+    IF pgque.coop_role(q.queue_id, x_consumer_name) = 'coop_member' THEN
+        RETURN pgque.coop_unregister_member(x_queue_name, x_consumer_name, 0);
+    END IF;
     s := pgque.lock_subscription(q.queue_id, x_consumer_name);
     IF s.sub_id IS NULL THEN
         RETURN 0;
+    END IF;
+    IF s.sub_role = 'coop_main' AND pgque.coop_has_members(s) THEN
+        RAISE EXCEPTION 'cannot unregister cooperative main consumer with registered subconsumers'
+            USING ERRCODE = 'PQ009',
+                  HINT = 'unregister each subconsumer with pgque.unregister_subconsumer() first';
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
@@ -92,6 +105,23 @@ BEGIN
 END
 $$;
 
+-- Internal: the tick that ends the next batch after cursor tick i_last (NULL fields when there
+-- is none yet): the first later tick, or with i_min_count / i_min_interval the first one far
+-- enough from the cursor, never younger than i_min_lag. Shared by plain and cooperative batches.
+CREATE OR REPLACE FUNCTION pgque.find_next_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
+    i_min_interval interval)
+RETURNS pgque.tick
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT t.* FROM pgque.tick t
+     WHERE t.tick_queue = i_last.tick_queue AND t.tick_id > i_last.tick_id
+       AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
+       AND ((i_min_count IS NULL AND i_min_interval IS NULL)
+            OR (i_min_count IS NOT NULL AND t.tick_event_seq - i_last.tick_event_seq >= i_min_count)
+            OR (i_min_interval IS NOT NULL AND t.tick_time - i_last.tick_time >= i_min_interval))
+     ORDER BY t.tick_id
+     LIMIT 1
+$$;
+
 -- Opens the consumer's next batch, or re-issues the open one. The subscription row lock taken
 -- here (the receive lock) makes concurrent callers of one consumer wait and then get the same
 -- batch, never two different ones.
@@ -112,10 +142,7 @@ BEGIN
     IF s.sub_id IS NULL THEN
         RAISE EXCEPTION 'Not subscriber to queue: %/%', i_queue_name, i_consumer_name USING ERRCODE = 'PQ002';
     END IF;
-    IF s.sub_role <> 'normal' THEN
-        RAISE EXCEPTION 'consumer % of queue % is cooperative; use the cooperative API', i_consumer_name, i_queue_name
-            USING ERRCODE = 'PQ009';
-    END IF;
+    PERFORM pgque.coop_refuse_legacy(s, i_queue_name, i_consumer_name);
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_last_tick;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'position of consumer % (tick %) no longer exists in queue %', i_consumer_name, s.sub_last_tick, i_queue_name
@@ -129,15 +156,8 @@ BEGIN
         SELECT * INTO v_next FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_next_tick;
         batch_id := s.sub_batch;
     ELSE
-        SELECT * INTO v_next FROM pgque.tick t
-         WHERE t.tick_queue = q.queue_id AND t.tick_id > s.sub_last_tick
-           AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
-           AND ((i_min_count IS NULL AND i_min_interval IS NULL)
-                OR (i_min_count IS NOT NULL AND t.tick_event_seq - v_last.tick_event_seq >= i_min_count)
-                OR (i_min_interval IS NOT NULL AND t.tick_time - v_last.tick_time >= i_min_interval))
-         ORDER BY t.tick_id
-         LIMIT 1;
-        IF NOT FOUND THEN
+        v_next := pgque.find_next_tick(v_last, i_min_lag, i_min_count, i_min_interval);
+        IF v_next.tick_id IS NULL THEN
             RETURN;
         END IF;
         batch_id := nextval('pgque.batch_id_seq');
@@ -276,13 +296,23 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.finish_batch(x_batch_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_role text;
 BEGIN
+    -- A cooperative member only gives its window back: the group cursor (on the main row)
+    -- moved past the window when it was handed out.
     UPDATE pgque.subscription
-       SET sub_last_tick = sub_next_tick, sub_next_tick = NULL, sub_batch = NULL, sub_active = now()
-     WHERE sub_batch = x_batch_id;
+       SET sub_last_tick = CASE WHEN sub_role = 'coop_member' THEN NULL ELSE sub_next_tick END,
+           sub_next_tick = NULL, sub_batch = NULL, sub_active = now()
+     WHERE sub_batch = x_batch_id
+    RETURNING sub_role INTO v_role;
     IF NOT FOUND THEN
         RAISE WARNING 'finish_batch: batch % not found', x_batch_id;
         RETURN 0;
+    END IF;
+    IF v_role = 'coop_main' THEN
+        RAISE EXCEPTION 'cannot finish cooperative main consumer batch % as normal active consumer', x_batch_id
+            USING ERRCODE = 'XX000';
     END IF;
     RETURN 1;
 END

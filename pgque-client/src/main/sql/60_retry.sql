@@ -83,7 +83,8 @@ END
 $$;
 
 -- Internal: moves one event of an open batch to the dead letters of the batch's subscription
--- (idempotently: the same event twice is one dead letter). The batch stays open.
+-- (its cooperative group's main consumer for a member; idempotently: the same event twice is
+-- one dead letter). The batch stays open.
 CREATE OR REPLACE FUNCTION pgque.dead_letter_event(s pgque.subscription, i_batch_id bigint, i_msg_id bigint,
     i_reason text, i_slot int, i_n int)
 RETURNS void
@@ -94,7 +95,7 @@ BEGIN
     SELECT * INTO e FROM pgque.batch_event(i_batch_id, i_msg_id, i_slot, i_n);
     INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-    VALUES (s.sub_queue, s.sub_consumer, i_reason, e.ev_id, e.ev_time,
+    VALUES (s.sub_queue, pgque.coop_group_consumer(s), i_reason, e.ev_id, e.ev_time,
             e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4)
     ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING;
 END

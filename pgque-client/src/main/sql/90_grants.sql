@@ -53,7 +53,15 @@ GRANT EXECUTE ON FUNCTION
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.ack_partitioned(text, text, int, int, text),
     pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
-    pgque.dead_letter_partitioned(text, text, int, int, text, bigint, text)
+    pgque.dead_letter_partitioned(text, text, int, int, text, bigint, text),
+    pgque.register_subconsumer(text, text, text, boolean),
+    pgque.subscribe_subconsumer(text, text, text, boolean),
+    pgque.unregister_subconsumer(text, text, text, integer),
+    pgque.unsubscribe_subconsumer(text, text, text, integer),
+    pgque.next_batch(text, text, text, interval),
+    pgque.next_batch_custom(text, text, text, interval, int4, interval, interval),
+    pgque.receive_coop(text, text, text, int, interval),
+    pgque.touch_subconsumer(text, text, text)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 
@@ -117,5 +125,13 @@ REVOKE ALL ON FUNCTION
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[]),
     pgque.sink_check_owner(text),
-    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int)
+    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
+    pgque.find_next_tick(pgque.tick, interval, int4, interval),
+    pgque.coop_role(int4, text),
+    pgque.coop_has_members(pgque.subscription),
+    pgque.coop_group_consumer(pgque.subscription),
+    pgque.coop_refuse_legacy(pgque.subscription, text, text),
+    pgque.coop_check_names(text, text, text),
+    pgque.coop_nack_window(pgque.subscription, text),
+    pgque.coop_unregister_member(text, text, integer)
 FROM pgque_admin;

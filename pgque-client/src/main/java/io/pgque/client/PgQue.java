@@ -81,6 +81,11 @@ public final class PgQue {
         return db.run("transaction", c -> work.run(PgQue.using(c), c));
     }
 
+    /** Whether every call commits on a connection of its own (built with {@link #using(DataSource)}). */
+    boolean commitsEachCall() {
+        return db instanceof Connections.OwnTransactions;
+    }
+
     /** Creating, configuring, dropping and inspecting queues. */
     public Queues queues() {
         return new Queues(db);
@@ -109,5 +114,15 @@ public final class PgQue {
      */
     public SlotConsumer slotConsumer(String queue, String consumer, int slots, String workerId) {
         return new SlotConsumer(db, queue, consumer, slots, workerId);
+    }
+
+    /**
+     * Worker {@code subconsumer} of the cooperative consumer {@code consumer} of {@code queue}
+     * (experimental): the group's workers share one cursor, each batch going to one of them.
+     * Never takes a silent sibling's batch until given a dead interval
+     * ({@link CoopConsumer#withDeadInterval}).
+     */
+    public CoopConsumer coopConsumer(String queue, String consumer, String subconsumer) {
+        return new CoopConsumer(db, queue, consumer, subconsumer, null);
     }
 }

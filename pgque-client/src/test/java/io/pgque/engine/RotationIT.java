@@ -30,13 +30,11 @@ class RotationIT {
     }
 
     private static int curTable(String q) {
-        return (int) sql.oneLong("select queue_cur_table from pgque.get_queue_info(?)", q);
+        return sql.curTable(q);
     }
 
-    /** One rotation attempt: step 1 and step 2, each in its own transaction. */
     private static void rotateSteps(String q) {
-        sql.exec("select pgque.maint_rotate_tables_step1(?)", q);
-        sql.exec("select pgque.maint_rotate_tables_step2()");
+        sql.rotateSteps(q);
     }
 
     /** Attempts rotation (ticking and draining the fast consumer) until the active table changes. */
@@ -80,7 +78,9 @@ class RotationIT {
         sql.drain(q, "fast");
         long until = System.nanoTime() + Duration.ofMillis(4_500).toNanos();
         int attempts = 0;
-        while (System.nanoTime() < until) {
+        // Both: several rotation periods AND several attempts (a loaded machine may fit only two
+        // attempts into the time window, which would prove little).
+        while (attempts < 4 || System.nanoTime() < until) {
             backlog.add(sql.send(q, "c" + attempts));
             sql.tick(q);
             sql.drain(q, "fast");
@@ -187,11 +187,6 @@ class RotationIT {
     }
 
     private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        Sql.pause(millis);
     }
 }

@@ -284,6 +284,27 @@ final class Sql {
         return fail("no batch for " + queue + "/" + consumer);
     }
 
+    /** Index of the queue's active event table. */
+    int curTable(String queue) {
+        return (int) oneLong("select queue_cur_table from pgque.get_queue_info(?)", queue);
+    }
+
+    /** One rotation attempt: step 1 and step 2, each in its own transaction. */
+    void rotateSteps(String queue) {
+        exec("select pgque.maint_rotate_tables_step1(?)", queue);
+        exec("select pgque.maint_rotate_tables_step2()");
+    }
+
+    /** Paces a loop whose duration (not a condition) is what a test is about. */
+    static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
     /** The queue's event rows currently stored in any of its tables (superuser only). */
     long storedEvents(String queue) {
         String pfx = one(String.class, "select queue_data_pfx from pgque.queue where queue_name = ?", queue);

@@ -1,0 +1,370 @@
+-- Cooperative consumers (experimental): one logical consumer's stream split across a pool of
+-- workers, each tick window to exactly one of them. Reader role.
+--
+-- No table of its own. The main row (consumer C, sub_role 'coop_main') holds the group cursor
+-- and never a batch; each member row (consumer "C.S", sub_role 'coop_member') shares the main's
+-- sub_id -- so retry copies and batch reads work for the whole group -- and holds a tick window
+-- only while it has a batch open. Lock order everywhere: main, then the calling member, then a
+-- victim member (taken with SKIP LOCKED, so never waited for).
+
+-- Internal: the role of a subscription, read without locking (NULL when not subscribed).
+CREATE OR REPLACE FUNCTION pgque.coop_role(i_queue_id int4, i_consumer_name text)
+RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT sub.sub_role FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
+$$;
+
+-- Internal: whether a main row still has members.
+CREATE OR REPLACE FUNCTION pgque.coop_has_members(i_main pgque.subscription)
+RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT EXISTS (SELECT 1 FROM pgque.subscription m
+                    WHERE m.sub_queue = i_main.sub_queue AND m.sub_id = i_main.sub_id AND m.sub_role = 'coop_member')
+$$;
+
+-- Internal: the consumer a subscription's dead letters belong to. A member's go to its main, so
+-- they outlive the member (dead letters cascade away with their consumer row).
+CREATE OR REPLACE FUNCTION pgque.coop_group_consumer(s pgque.subscription)
+RETURNS int4
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT CASE WHEN s.sub_role = 'coop_member'
+                THEN coalesce((SELECT m.sub_consumer FROM pgque.subscription m
+                                WHERE m.sub_queue = s.sub_queue AND m.sub_id = s.sub_id AND m.sub_role = 'coop_main'),
+                              s.sub_consumer)
+                ELSE s.sub_consumer END
+$$;
+
+-- Internal: refuses the plain batch API on cooperative rows, saying what to call instead.
+CREATE OR REPLACE FUNCTION pgque.coop_refuse_legacy(s pgque.subscription, i_queue_name text, i_consumer_name text)
+RETURNS void
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF s.sub_role = 'coop_main' THEN
+        RAISE EXCEPTION 'consumer % on queue % is a cooperative main consumer; use cooperative receive/next_batch with a subconsumer',
+            i_consumer_name, i_queue_name
+            USING ERRCODE = 'PQ009',
+                  HINT = format('call pgque.receive_coop(%L, %L, <subconsumer>) or pgque.next_batch(%L, %L, <subconsumer>)',
+                                i_queue_name, i_consumer_name, i_queue_name, i_consumer_name);
+    ELSIF s.sub_role = 'coop_member' THEN
+        RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; use receive_coop / next_batch (cooperative form) instead of the legacy 5-arg next_batch_custom',
+            i_consumer_name, i_queue_name
+            USING ERRCODE = 'PQ009',
+                  HINT = format('call pgque.receive_coop(%L, %L, %L)', i_queue_name,
+                                split_part(i_consumer_name, '.', 1),
+                                substr(i_consumer_name, position('.' IN i_consumer_name) + 1));
+    END IF;
+END
+$$;
+
+-- Internal: name rules. A member is named "<consumer>.<subconsumer>", so neither part may hold
+-- a dot; "#" is reserved for partition slots.
+CREATE OR REPLACE FUNCTION pgque.coop_check_names(i_queue text, i_consumer text, i_subconsumer text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+BEGIN
+    IF i_queue IS NULL OR i_queue = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
+    END IF;
+    IF i_consumer IS NULL OR i_consumer = '' THEN
+        RAISE EXCEPTION 'consumer name must not be empty' USING ERRCODE = '22023';
+    END IF;
+    IF i_subconsumer IS NULL OR i_subconsumer = '' THEN
+        RAISE EXCEPTION 'subconsumer name must not be empty' USING ERRCODE = '22023';
+    END IF;
+    IF position('.' IN i_consumer) > 0 THEN
+        RAISE EXCEPTION 'cooperative consumer name must not contain dot: %', i_consumer USING ERRCODE = '22023';
+    END IF;
+    IF position('.' IN i_subconsumer) > 0 THEN
+        RAISE EXCEPTION 'cooperative subconsumer name must not contain dot: %', i_subconsumer USING ERRCODE = '22023';
+    END IF;
+    IF position('#' IN i_consumer || i_subconsumer) > 0 THEN
+        RAISE EXCEPTION 'cooperative consumer name must not contain the reserved character #: %.%', i_consumer, i_subconsumer
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN i_consumer || '.' || i_subconsumer;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.register_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
+    i_convert_normal boolean DEFAULT false)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
+    q pgque.queue := pgque.find_queue(i_queue);
+    m pgque.subscription;
+    s pgque.subscription;
+    v_co int4;
+    v_created int;
+BEGIN
+    -- The main: created (at the newest tick) as a plain subscription, then given its role.
+    v_created := pgque.register_consumer(i_queue, i_consumer);
+    m := pgque.lock_subscription(q.queue_id, i_consumer);
+    IF v_created = 0 AND m.sub_role = 'normal' THEN
+        IF NOT coalesce(i_convert_normal, false) THEN
+            RAISE EXCEPTION 'consumer % on queue % is already a normal consumer; explicit conversion is required', i_consumer, i_queue
+                USING ERRCODE = '55000', HINT = 'pass i_convert_normal => true to turn it into a cooperative main consumer';
+        END IF;
+        IF m.sub_batch IS NOT NULL THEN
+            RAISE EXCEPTION 'cannot convert active normal consumer % on queue % to cooperative main', i_consumer, i_queue
+                USING ERRCODE = '55000', HINT = format('ack its open batch %s first', m.sub_batch);
+        END IF;
+        v_created := 1;
+    ELSIF m.sub_role = 'coop_member' THEN
+        RAISE EXCEPTION 'consumer % on queue % is not a cooperative main consumer', i_consumer, i_queue USING ERRCODE = 'PQ009';
+    END IF;
+    IF m.sub_role <> 'coop_main' THEN
+        UPDATE pgque.subscription SET sub_role = 'coop_main'
+         WHERE sub_queue = m.sub_queue AND sub_consumer = m.sub_consumer;
+    END IF;
+
+    -- The member: idle (no window), sharing the main's sub_id.
+    INSERT INTO pgque.consumer (co_name) VALUES (v_member) ON CONFLICT (co_name) DO NOTHING;
+    SELECT co_id INTO v_co FROM pgque.consumer WHERE co_name = v_member;
+    INSERT INTO pgque.subscription (sub_id, sub_queue, sub_consumer, sub_role, sub_last_tick)
+    VALUES (m.sub_id, q.queue_id, v_co, 'coop_member', NULL)
+    ON CONFLICT (sub_queue, sub_consumer) DO NOTHING;
+    IF FOUND THEN
+        RETURN 1;
+    END IF;
+    SELECT * INTO s FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = v_co;
+    IF s.sub_role <> 'coop_member' OR s.sub_id <> m.sub_id THEN
+        RAISE EXCEPTION 'consumer name % on queue % is already registered incompatibly', v_member, i_queue
+            USING ERRCODE = 'PQ009';
+    END IF;
+    RETURN v_created;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.subscribe_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
+    i_convert_normal boolean DEFAULT false)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.register_subconsumer(i_queue, i_consumer, i_subconsumer, i_convert_normal)
+$$;
+
+-- Internal: a member's open window through the nack policy, all events at once: dead letter
+-- (attributed to the main) once retried max_retries times, otherwise retry in 60 seconds.
+CREATE OR REPLACE FUNCTION pgque.coop_nack_window(s pgque.subscription, i_reason text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_max int4;
+    v_count int;
+BEGIN
+    SELECT coalesce(queue_max_retries, 5) INTO v_max FROM pgque.queue WHERE queue_id = s.sub_queue;
+    WITH e AS MATERIALIZED (
+             SELECT * FROM pgque.batch_event_rows(s.sub_batch, NULL, NULL, NULL, NULL)),
+         dead AS (
+             INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
+                                            ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+             SELECT s.sub_queue, pgque.coop_group_consumer(s), i_reason, e.ev_id, e.ev_time, e.ev_txid, e.ev_retry,
+                    e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
+               FROM e WHERE coalesce(e.ev_retry, 0) >= v_max
+             ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING
+             RETURNING 1),
+         retried AS (
+             INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
+                                            ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+             SELECT now() + interval '60 seconds', s.sub_queue, e.ev_id, e.ev_time, NULL, s.sub_id,
+                    coalesce(e.ev_retry, 0) + 1,
+                    e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
+               FROM e WHERE coalesce(e.ev_retry, 0) < v_max
+             ON CONFLICT (ev_owner, ev_id) DO NOTHING
+             RETURNING 1)
+    SELECT (SELECT count(*) FROM dead) + (SELECT count(*) FROM retried) INTO v_count;
+    RETURN v_count;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.unregister_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
+    i_batch_handling integer DEFAULT 0)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
+    q pgque.queue;
+    m pgque.subscription;
+    s pgque.subscription;
+BEGIN
+    IF i_batch_handling IS NULL OR i_batch_handling NOT IN (0, 1) THEN
+        RAISE EXCEPTION 'unsupported batch_handling value: %', i_batch_handling
+            USING ERRCODE = '22023', HINT = '0 refuses a member with an open batch, 1 sends its events through the nack policy';
+    END IF;
+    q := pgque.find_queue(i_queue);
+    m := pgque.lock_subscription(q.queue_id, i_consumer);
+    IF m.sub_role IS DISTINCT FROM 'coop_main' THEN
+        RETURN 0;
+    END IF;
+    s := pgque.lock_subscription(q.queue_id, v_member);
+    IF s.sub_role IS DISTINCT FROM 'coop_member' OR s.sub_id <> m.sub_id THEN
+        RETURN 0;
+    END IF;
+    IF s.sub_batch IS NOT NULL THEN
+        IF i_batch_handling = 0 THEN
+            RAISE EXCEPTION 'cannot unregister active cooperative subconsumer %/%/% without batch_handling = 1',
+                i_queue, i_consumer, i_subconsumer
+                USING ERRCODE = '55000',
+                      HINT = format('ack batch %s first, or pass i_batch_handling => 1 to retry or dead-letter its events', s.sub_batch);
+        END IF;
+        PERFORM pgque.coop_nack_window(s, format('max retries exceeded (subconsumer %s unregistered with its batch open)', v_member));
+    END IF;
+    DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
+    DELETE FROM pgque.consumer c
+     WHERE c.co_id = s.sub_consumer
+       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id);
+    -- The last member gone: the main is a plain consumer again, its cursor past every window.
+    IF NOT pgque.coop_has_members(m) THEN
+        UPDATE pgque.subscription SET sub_role = 'normal' WHERE sub_queue = m.sub_queue AND sub_consumer = m.sub_consumer;
+    END IF;
+    RETURN 1;
+END
+$$;
+
+-- Internal: unregister_subconsumer for a member given by its full name "<consumer>.<sub>".
+CREATE OR REPLACE FUNCTION pgque.coop_unregister_member(i_queue text, i_member_name text, i_batch_handling integer)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.unregister_subconsumer(i_queue, split_part(i_member_name, '.', 1),
+                                        substr(i_member_name, position('.' IN i_member_name) + 1), i_batch_handling)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.unsubscribe_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
+    i_batch_handling integer DEFAULT 0)
+RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT pgque.unregister_subconsumer(i_queue, i_consumer, i_subconsumer, i_batch_handling)
+$$;
+
+-- Hands the member a tick window: the one it already holds, else a stale sibling's (with
+-- i_dead_interval), else the next one after the group cursor. The main row lock serialises
+-- allocation for the whole group -- and is held until the caller's transaction ends, which is
+-- why workers should open batches in a short transaction of their own.
+CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue text, i_consumer text, i_subconsumer text,
+    i_min_lag interval, i_min_count int4, i_min_interval interval, i_dead_interval interval DEFAULT NULL,
+    OUT batch_id bigint, OUT prev_tick_id bigint, OUT next_tick_id bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
+    q pgque.queue := pgque.find_queue(i_queue);
+    m pgque.subscription;
+    s pgque.subscription;
+    v pgque.subscription;
+    v_last pgque.tick;
+    v_next pgque.tick;
+BEGIN
+    m := pgque.lock_subscription(q.queue_id, i_consumer);
+    s := pgque.lock_subscription(q.queue_id, v_member);
+    IF m.sub_role IS DISTINCT FROM 'coop_main' OR s.sub_role IS DISTINCT FROM 'coop_member' OR s.sub_id <> m.sub_id THEN
+        PERFORM pgque.register_subconsumer(i_queue, i_consumer, i_subconsumer, false);
+        m := pgque.lock_subscription(q.queue_id, i_consumer);
+        s := pgque.lock_subscription(q.queue_id, v_member);
+    END IF;
+    IF m.sub_batch IS NOT NULL THEN
+        RAISE EXCEPTION 'cooperative main consumer %/% has an unexpected active batch %', i_queue, i_consumer, m.sub_batch
+            USING ERRCODE = 'XX000';
+    END IF;
+
+    IF s.sub_batch IS NOT NULL THEN
+        UPDATE pgque.subscription SET sub_active = clock_timestamp()
+         WHERE sub_queue = s.sub_queue AND sub_consumer = s.sub_consumer;
+        batch_id := s.sub_batch;
+        prev_tick_id := s.sub_last_tick;
+        next_tick_id := s.sub_next_tick;
+        RETURN;
+    END IF;
+
+    IF i_dead_interval IS NOT NULL THEN
+        -- A sibling silent for longer than the dead interval loses its window. Its row lock is
+        -- only tried: a sibling acking right now keeps its batch.
+        SELECT * INTO v FROM pgque.subscription o
+         WHERE o.sub_queue = q.queue_id AND o.sub_id = m.sub_id AND o.sub_role = 'coop_member'
+           AND o.sub_consumer <> s.sub_consumer AND o.sub_batch IS NOT NULL
+           AND o.sub_active < clock_timestamp() - i_dead_interval
+         ORDER BY o.sub_active
+         LIMIT 1
+           FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            UPDATE pgque.subscription SET sub_batch = NULL, sub_last_tick = NULL, sub_next_tick = NULL
+             WHERE sub_queue = v.sub_queue AND sub_consumer = v.sub_consumer;
+            -- A fresh id: the stale owner's late ack or nack finds no batch.
+            batch_id := nextval('pgque.batch_id_seq');
+            UPDATE pgque.subscription
+               SET sub_last_tick = v.sub_last_tick, sub_next_tick = v.sub_next_tick, sub_batch = batch_id,
+                   sub_active = clock_timestamp()
+             WHERE sub_queue = s.sub_queue AND sub_consumer = s.sub_consumer;
+            prev_tick_id := v.sub_last_tick;
+            next_tick_id := v.sub_next_tick;
+            RETURN;
+        END IF;
+    END IF;
+
+    IF m.sub_last_tick IS NULL THEN
+        RAISE EXCEPTION 'PgQ corruption: cooperative main consumer % on queue % has no cursor', i_consumer, i_queue
+            USING ERRCODE = 'XX000';
+    END IF;
+    SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = m.sub_last_tick;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'PgQ corruption: cooperative main consumer % on queue % does not see tick %', i_consumer, i_queue, m.sub_last_tick
+            USING ERRCODE = 'XX000';
+    END IF;
+    v_next := pgque.find_next_tick(v_last, i_min_lag, i_min_count, i_min_interval);
+    IF v_next.tick_id IS NULL THEN
+        -- Nothing to hand out; sub_active stays as it was, so an idle member never looks stale.
+        RETURN;
+    END IF;
+    batch_id := nextval('pgque.batch_id_seq');
+    UPDATE pgque.subscription SET sub_last_tick = v_next.tick_id, sub_active = now()
+     WHERE sub_queue = m.sub_queue AND sub_consumer = m.sub_consumer;
+    UPDATE pgque.subscription
+       SET sub_last_tick = m.sub_last_tick, sub_next_tick = v_next.tick_id, sub_batch = batch_id,
+           sub_active = clock_timestamp()
+     WHERE sub_queue = s.sub_queue AND sub_consumer = s.sub_consumer;
+    prev_tick_id := m.sub_last_tick;
+    next_tick_id := v_next.tick_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.next_batch(i_queue text, i_consumer text, i_subconsumer text,
+    i_dead_interval interval DEFAULT NULL)
+RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+    SELECT batch_id FROM pgque.next_batch_custom(i_queue, i_consumer, i_subconsumer, NULL, NULL, NULL, i_dead_interval)
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.receive_coop(i_queue text, i_consumer text, i_subconsumer text,
+    i_max_return int DEFAULT 100, i_dead_interval interval DEFAULT NULL)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_batch bigint;
+BEGIN
+    IF i_max_return IS NULL OR i_max_return < 1 THEN
+        RAISE EXCEPTION 'pgque.receive_coop: max_return must be >= 1, got %', i_max_return USING ERRCODE = '22023';
+    END IF;
+    v_batch := pgque.next_batch(i_queue, i_consumer, i_subconsumer, i_dead_interval);
+    IF v_batch IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max_return, NULL, NULL);
+END
+$$;
+
+-- Heartbeat of a member working through a long batch, from a session other than the one doing
+-- the work (an update inside the worker's open transaction would not be seen by its siblings).
+CREATE OR REPLACE FUNCTION pgque.touch_subconsumer(i_queue text, i_consumer text, i_subconsumer text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
+    v_count int;
+BEGIN
+    UPDATE pgque.subscription sub SET sub_active = clock_timestamp()
+      FROM pgque.consumer c
+     WHERE sub.sub_queue = (pgque.find_queue(i_queue)).queue_id
+       AND c.co_id = sub.sub_consumer AND c.co_name = v_member AND sub.sub_role = 'coop_member';
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$$;
