@@ -7,6 +7,7 @@ package io.pgque.connect.source.record;
 import io.pgque.client.Message;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.errors.DataException;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -24,10 +25,17 @@ public final class RecordFactory {
     private final TopicRouter topics;
     private final RecordValues values;
     private final KafkaPartitionChooser partitions;
+    private final UnreadableEvents unreadable;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
 
     public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
+        this(queue, consumer, topics, values, partitions, UnreadableEvents.FAIL);
+    }
+
+    public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
+                         KafkaPartitionChooser partitions, UnreadableEvents unreadable) {
+        this.unreadable = unreadable;
         this.queue = queue;
         this.consumer = consumer;
         this.topics = topics;
@@ -35,11 +43,23 @@ public final class RecordFactory {
         this.partitions = partitions;
     }
 
+    /**
+     * The record for {@code message}, or null when its payload could not be converted and the
+     * {@link UnreadableEvents} policy moved it to the dead letters: the ticket has then counted
+     * it as done, and the caller leaves it out of what it hands to Connect.
+     */
     public TrackedRecord create(Message message, int slot, long epoch, DeliveryTicket ticket) {
         // Named only in error messages: not built for every record.
         Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " on slot "
-                + slot + " of queue '" + queue + "'";
-        SchemaAndValue value = values.valueOf(message, where);
+                + slot + " of consumer '" + consumer + "' on queue '" + queue + "'";
+        SchemaAndValue value;
+        try {
+            value = values.valueOf(message, where);
+        } catch (DataException e) {
+            unreadable.handle(message, slot, where.get(), e);
+            ticket.delivered();
+            return null;
+        }
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(
                 sourcePartitions.computeIfAbsent(slot, s -> SourceOffsets.partition(queue, consumer, s)),
