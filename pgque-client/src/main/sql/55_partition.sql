@@ -407,7 +407,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_batch_id bigint)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
@@ -438,7 +438,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.dead_letter_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_msg_id bigint, i_reason text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN

@@ -106,7 +106,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.dead_letter_event(s pgque.subscription, i_batch_id bigint, i_msg_id bigint,
     i_reason text, i_slot int, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     e record;
 BEGIN
