@@ -1,9 +1,14 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Queue life cycle: create, drop, configure. Admin only.
 
 -- Internal: the queue row, or a PQ001 error naming the queue.
 CREATE OR REPLACE FUNCTION pgque.find_queue(i_queue_name text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -19,7 +24,7 @@ $$;
 -- lock is the receive lock), or NULL fields when the consumer is not subscribed.
 CREATE OR REPLACE FUNCTION pgque.lock_subscription(i_queue_id int4, i_consumer_name text)
 RETURNS pgque.subscription
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT sub.* FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
      WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
        FOR UPDATE OF sub
@@ -28,20 +33,20 @@ $$;
 -- Internal: the current transaction id as a bigint (for the rotation bookkeeping columns).
 CREATE OR REPLACE FUNCTION pgque.current_txid()
 RETURNS bigint
-LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pg_current_xact_id()::text::bigint
 $$;
 
 -- Internal: the event sequence's latest value (0 before the first event).
 CREATE OR REPLACE FUNCTION pgque.seq_last_value(i_seq text)
 RETURNS bigint
-LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT coalesce(pg_sequence_last_value(i_seq::regclass), 0)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_id    int4;
     v_pfx   text;
@@ -64,13 +69,20 @@ BEGIN
         RETURN 0;
     END IF;
 
+    -- Several sessions may create one queue at once (sink tasks auto-creating it). The check
+    -- above cannot see a creator that has not committed; ON CONFLICT waits for it and, once it
+    -- has committed, leaves its queue in place: every caller succeeds, one queue exists.
     v_id := nextval(pg_get_serial_sequence('pgque.queue', 'queue_id'));
     v_pfx := 'event_' || v_id;
     INSERT INTO pgque.queue (queue_id, queue_name, queue_switch_step1, queue_switch_step2,
                              queue_data_pfx, queue_event_seq, queue_tick_seq)
     VALUES (v_id, i_queue_name, pgque.current_txid(), pgque.current_txid(),
             'pgque.' || v_pfx, 'pgque.' || v_pfx || '_id_seq', 'pgque.' || v_pfx || '_tick_seq')
+    ON CONFLICT (queue_name) DO NOTHING
     RETURNING queue_ntables INTO v_ntables;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
 
     EXECUTE format('CREATE SEQUENCE pgque.%I', v_pfx || '_id_seq');
     EXECUTE format('CREATE SEQUENCE pgque.%I', v_pfx || '_tick_seq');
@@ -99,7 +111,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.drop_queue(x_queue_name text, x_force boolean)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     c record;
@@ -136,13 +148,13 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.drop_queue(x_queue_name text)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.drop_queue(x_queue_name, false)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.set_queue_config(x_queue_name text, x_param_name text, x_param_value text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_param text := lower(regexp_replace(coalesce(x_param_name, ''), '^queue_', ''));
     v_column text;

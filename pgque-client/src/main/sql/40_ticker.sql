@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- The ticker: a tick stores a snapshot; two consecutive ticks delimit a batch. Admin only.
 
 -- PgQ's reading of a sequence: its last_value, whatever is_called says (a fresh sequence reads
@@ -6,7 +11,7 @@
 -- Runs with the caller's rights: reading a sequence needs SELECT on it.
 CREATE OR REPLACE FUNCTION pgque.seq_getval(i_seq_name text)
 RETURNS bigint
-LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_value bigint;
 BEGIN
@@ -18,14 +23,16 @@ $$;
 -- Internal: write one tick for the queue and wake listeners. Unconditional.
 CREATE OR REPLACE FUNCTION pgque.insert_tick(i_queue_id int4)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
 BEGIN
     -- One tick writer per queue at a time, so tick ids and snapshots ascend together even with
     -- two tickers; begin_resize's seal tick relies on it (no later tick may commit before it).
-    PERFORM pg_advisory_xact_lock(hashtextextended('pgque.tick:' || i_queue_id, 0));
+    -- The tickers' own lock (re-entrant for a ticker that already holds it): a second, separate
+    -- lock taken in another order by another path could deadlock with it.
+    PERFORM pgque.lock_ticker(i_queue_id);
     SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
     INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq)
     VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_getval(q.queue_event_seq))
@@ -49,13 +56,13 @@ DROP FUNCTION IF EXISTS pgque.check_tickable(pgque.queue, boolean);
 -- REPEATABLE READ transaction holds a share lock on the queue row and must not stall ticking.
 CREATE OR REPLACE FUNCTION pgque.lock_ticker(i_queue_id int4)
 RETURNS void
-LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pg_advisory_xact_lock(1885435252, i_queue_id)  -- 1885435252 = 'pgqt' as an int4
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
@@ -117,7 +124,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker()
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_name text;
     v_count bigint := 0;
@@ -136,7 +143,7 @@ $$;
 -- External ticker (e.g. ticks replayed from another database).
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text, i_tick_id bigint, i_orig_timestamp timestamptz, i_event_seq bigint)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
@@ -178,7 +185,7 @@ $$;
 -- could race with producers.)
 CREATE OR REPLACE FUNCTION pgque.force_next_tick(i_queue_name text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
@@ -199,6 +206,62 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.force_tick(i_queue_name text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.force_next_tick(i_queue_name)
+$$;
+
+-- One round of a ticker that runs every i_period: ticks what pgque.ticker() ticks, and also
+-- every queue whose events have waited i_period since its last tick, whatever the queue's
+-- ticker_max_count and ticker_max_lag (events counted by the last tick whose transaction
+-- committed only after it included); so run every i_period it bounds how long events wait
+-- for a tick. Rounds run one at a time in the whole database: a round that finds another one
+-- running returns NULL at once (a transaction-scoped advisory lock), so any number of callers
+-- can share the duty and whoever is alive carries it. Otherwise returns how many queues ticked.
+CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue;
+    v_last pgque.tick;
+    v_tick bigint;
+    v_due boolean;
+    v_count bigint := 0;
+BEGIN
+    IF i_period IS NULL OR i_period <= interval '0' THEN
+        RAISE EXCEPTION 'ticker period must be positive, was %', i_period USING ERRCODE = '22023';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(hashtext('pgque.ticker_round')) THEN
+        RETURN NULL;
+    END IF;
+    FOR q IN SELECT * FROM pgque.queue
+              WHERE NOT queue_external_ticker AND NOT queue_ticker_paused
+              ORDER BY queue_name LOOP
+        v_tick := pgque.ticker(q.queue_name);
+        v_due := false;
+        IF v_tick IS NULL THEN
+            SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
+            IF FOUND AND now() - v_last.tick_time >= i_period THEN
+                v_due := pgque.seq_last_value(q.queue_event_seq) > v_last.tick_event_seq;
+                IF NOT v_due THEN
+                    -- The last tick may have counted events whose transaction was still running
+                    -- when it was taken: they are in no batch yet, and the count alone would
+                    -- not tick again for them. Tick once they are visible.
+                    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s e WHERE e.ev_txid >= $1
+                                       AND NOT pg_visible_in_snapshot(e.ev_txid, $2)
+                                       AND pg_visible_in_snapshot(e.ev_txid, pg_current_snapshot()))',
+                                   q.queue_data_pfx)
+                       INTO v_due
+                      USING pg_snapshot_xmin(v_last.tick_snapshot), v_last.tick_snapshot;
+                END IF;
+            END IF;
+            IF v_due THEN
+                v_tick := pgque.insert_tick(q.queue_id);
+            END IF;
+        END IF;
+        IF v_tick IS NOT NULL THEN
+            v_count := v_count + 1;
+        END IF;
+    END LOOP;
+    RETURN v_count;
+END
 $$;

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Partition keys: N hash slots per logical consumer, each an ordinary subscription named
 -- "<consumer>#<k>/<N>" with its own cursor, each claimed by one worker at a time under a lease.
 -- Per-key order holds because every event of a key lands in one slot and a slot has one
@@ -22,6 +27,17 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
 
+-- The hash slot of a partition key among n slots: sign-normalised, NULL key in slot 0.
+-- hashtextextended (not hashtext) because its values are stable across PostgreSQL majors.
+-- No SET clause and fully qualified names, so the planner can inline it into batch reads
+-- (50_batch.sql calls it from dynamic SQL, resolved at run time).
+CREATE OR REPLACE FUNCTION pgque.slot_of(i_key text, i_n int)
+RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN i_key IS NULL THEN 0
+                ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_name(i_consumer text, i_slot int, i_n int)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -31,7 +47,7 @@ $$;
 -- Internal: checks names and returns the queue.
 CREATE OR REPLACE FUNCTION pgque.partition_check_names(i_queue text, i_consumer text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' THEN
         RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
@@ -50,7 +66,7 @@ $$;
 -- Internal: the pinned N of a partitioned consumer, or a PQ006 error.
 CREATE OR REPLACE FUNCTION pgque.partition_pinned_n(i_queue pgque.queue, i_consumer text)
 RETURNS int4
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_n int4;
 BEGIN
@@ -68,7 +84,7 @@ $$;
 DROP FUNCTION IF EXISTS pgque.check_slot(int, int);
 CREATE OR REPLACE FUNCTION pgque.check_slot(i_slot int, i_n int, i_consumer text, i_queue text)
 RETURNS void
-LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_slot IS NULL OR i_slot < 0 OR i_slot >= i_n THEN
         IF i_consumer IS NULL THEN
@@ -83,7 +99,7 @@ $$;
 -- Internal: pins N for the consumer (first caller wins, race-free) or checks it.
 CREATE OR REPLACE FUNCTION pgque.partition_pin(i_queue pgque.queue, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_pinned int4;
 BEGIN
@@ -105,7 +121,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.subscribe_slot(i_queue text, i_consumer text, i_slot int, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
 BEGIN
@@ -121,7 +137,7 @@ $$;
 -- slot that starts later silently loses the events ticked before it existed).
 CREATE OR REPLACE FUNCTION pgque.subscribe_partitioned(i_queue text, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_tick bigint;
@@ -168,7 +184,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_slot(i_queue text, i_consumer text, i_slot int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
@@ -188,7 +204,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_partitioned(i_queue text, i_consumer text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
@@ -211,7 +227,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.claim_slot(i_queue text, i_consumer text, i_slot int, i_worker text,
     i_ttl interval DEFAULT '30 seconds')
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_n int4;
@@ -259,7 +275,7 @@ $$;
 -- successor process events this worker may still be working on.
 CREATE OR REPLACE FUNCTION pgque.release_slot(i_queue text, i_consumer text, i_slot int, i_worker text)
 RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4 := pgque.partition_pinned_n(q, i_consumer);
@@ -292,7 +308,7 @@ $$;
 -- and renews it. Returns the slot subscription.
 CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS pgque.subscription
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_n int4;
@@ -345,7 +361,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int DEFAULT 100)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_batch bigint;
 BEGIN
@@ -364,7 +380,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_after_msg_id bigint, i_max int DEFAULT 1000)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
 BEGIN
@@ -381,7 +397,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
@@ -392,10 +408,27 @@ BEGIN
 END
 $$;
 
+-- Acks the slot's open batch only if it is i_batch_id: a reader whose earlier ack (and the
+-- receive in the same transaction) committed without it hearing back must not finish the next
+-- batch, which it has not seen. 0 when the slot has no open batch or another one.
+CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
+    i_batch_id bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
+        RETURN 0;
+    END IF;
+    RETURN pgque.finish_batch(s.sub_batch);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.nack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_msg pgque.message, i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
@@ -403,6 +436,27 @@ BEGIN
         RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch to nack', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
     END IF;
     RETURN pgque.nack_core(s.sub_batch, (i_msg).msg_id, i_retry_after, i_reason, i_slot, i_n);
+END
+$$;
+
+-- (addition) Dead-letters one event of the slot's open batch now, whatever its retry count: for
+-- an event this consumer can never process (say, a payload it cannot decode), where retrying
+-- would only bring it back. The batch stays open; ack it after. Repeating it is a no-op.
+CREATE OR REPLACE FUNCTION pgque.dead_letter_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_msg_id bigint, i_reason text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS NULL THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
+    END IF;
+    IF i_reason IS NULL OR i_reason = '' THEN
+        RAISE EXCEPTION 'a dead letter needs a reason' USING ERRCODE = '22023';
+    END IF;
+    PERFORM pgque.dead_letter_event(s, s.sub_batch, i_msg_id, i_reason, i_slot, i_n);
+    RETURN 1;
 END
 $$;
 

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Online resize of a partitioned consumer's slot count N, with per-key order intact. Reader role
 -- (the Kafka source connector, which runs as pgque_reader, resizes when its pgque.slots changes).
 --
@@ -67,7 +72,7 @@ SELECT q.queue_name,
 -- Internal: the subscription names of slots 0..n-1.
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_names(i_consumer text, i_n int)
 RETURNS text[]
-LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT ARRAY(SELECT pgque.slot_consumer_name(i_consumer, k, i_n) FROM generate_series(0, i_n - 1) k)
 $$;
 
@@ -75,7 +80,7 @@ $$;
 -- is being resized (old slots drain up to it, new slots wait at it), NULL otherwise.
 CREATE OR REPLACE FUNCTION pgque.resize_tick_cap(i_queue_id int4, i_consumer_name text)
 RETURNS bigint
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pc.seal_tick FROM pgque.partition_consumer pc
      WHERE pc.queue_id = i_queue_id AND pc.co_name = split_part(i_consumer_name, '#', 1)
        AND pc.resize_state = 'draining'
@@ -86,7 +91,7 @@ $$;
 -- after the seal, which old slots never read and new slots do not own -- lost.
 CREATE OR REPLACE FUNCTION pgque.resize_held_retry_owners(i_queue_id int4)
 RETURNS int4[]
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT coalesce(array_agg(s.sub_id), '{}')
       FROM pgque.partition_consumer pc
       JOIN pgque.consumer c ON c.co_name = ANY (pgque.slot_consumer_names(pc.co_name, pc.n))
@@ -97,7 +102,7 @@ $$;
 -- Internal: the old slots of a consumer being resized that still block completion, and why.
 CREATE OR REPLACE FUNCTION pgque.resize_blockers(i_queue_id int4, i_consumer text)
 RETURNS TABLE (slot int, blocked_by text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT st.slot, st.blocked_by
       FROM pgque.partition_slot_status st JOIN pgque.queue q ON q.queue_name = st.queue_name
      WHERE q.queue_id = i_queue_id AND st.consumer = i_consumer AND st.slot_set = 'old' AND st.blocked_by IS NOT NULL
@@ -107,7 +112,7 @@ $$;
 -- Internal: the partitioned consumer's row, locked: begin, complete and abort run one at a time.
 CREATE OR REPLACE FUNCTION pgque.resize_lock(i_queue pgque.queue, i_consumer text)
 RETURNS pgque.partition_consumer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     pc pgque.partition_consumer;
 BEGIN
@@ -121,7 +126,7 @@ $$;
 -- Internal: resize_lock for complete and abort, which need a resize in progress.
 CREATE OR REPLACE FUNCTION pgque.resize_lock_draining(i_queue pgque.queue, i_consumer text)
 RETURNS pgque.partition_consumer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     pc pgque.partition_consumer := pgque.resize_lock(i_queue, i_consumer);
 BEGIN
@@ -133,12 +138,12 @@ END
 $$;
 
 -- Internal: called where a caller's N does not match the pinned one. When that N is the next
--- slot set of a resize in progress, or the set a completed resize retired, says so (PQ010), so
+-- slot set of a resize in progress, or the set a completed resize retired, says so (PQ011), so
 -- that a worker knows to switch sets rather than suspect its configuration. Otherwise returns
 -- and the caller raises its plain mismatch error.
 CREATE OR REPLACE FUNCTION pgque.resize_check_n(i_queue pgque.queue, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     pc pgque.partition_consumer;
 BEGIN
@@ -148,11 +153,11 @@ BEGIN
     END IF;
     IF pc.resize_state = 'draining' AND i_n = pc.n_next THEN
         RAISE EXCEPTION 'consumer % of queue % is being resized from % to % slots; the % new slots open once pgque.complete_resize() has run',
-            i_consumer, i_queue.queue_name, pc.n, pc.n_next, pc.n_next USING ERRCODE = 'PQ010';
+            i_consumer, i_queue.queue_name, pc.n, pc.n_next, pc.n_next USING ERRCODE = 'PQ011';
     END IF;
     IF i_n = pc.n_prev THEN
         RAISE EXCEPTION 'slot set n=% of consumer % on queue % was retired by a resize to n=% (resize epoch %); its leases are void: claim slots of the n=% set',
-            i_n, i_consumer, i_queue.queue_name, pc.n, pc.epoch, pc.n USING ERRCODE = 'PQ010';
+            i_n, i_consumer, i_queue.queue_name, pc.n, pc.epoch, pc.n USING ERRCODE = 'PQ011';
     END IF;
 END
 $$;
@@ -160,7 +165,7 @@ $$;
 -- Internal: for unsubscribe_partitioned: drops the new slot set of a resize in progress.
 CREATE OR REPLACE FUNCTION pgque.resize_forget(i_queue pgque.queue, i_consumer text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_name text;
 BEGIN
@@ -175,7 +180,7 @@ $$;
 -- Internal: true while the consumer is being resized.
 CREATE OR REPLACE FUNCTION pgque.resize_in_progress(i_queue_id int4, i_consumer text)
 RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT EXISTS (SELECT 1 FROM pgque.partition_consumer
                     WHERE queue_id = i_queue_id AND co_name = i_consumer AND resize_state = 'draining')
 $$;
@@ -184,7 +189,7 @@ $$;
 -- slots at it, and gates both sets at it. Returns the seal tick.
 CREATE OR REPLACE FUNCTION pgque.begin_resize(i_queue text, i_consumer text, i_new_n int)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     pc pgque.partition_consumer;
@@ -204,7 +209,14 @@ BEGIN
         RAISE EXCEPTION 'consumer % of queue % already has % slots', i_consumer, i_queue, pc.n USING ERRCODE = '22023';
     END IF;
     -- The seal is a tick of our own; a queue ticked from elsewhere or paused cannot get one.
-    PERFORM pgque.check_tickable(q, false);
+    IF q.queue_external_ticker THEN
+        RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = '55000',
+            DETAIL = format('Queue %s gets its ticks from the four-argument ticker(); a resize needs a seal tick of its own.', i_queue);
+    END IF;
+    IF q.queue_ticker_paused THEN
+        RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = '55000',
+            DETAIL = format('Queue %s has ticker_paused = true; a resize needs a seal tick.', i_queue);
+    END IF;
     v_names := pgque.slot_consumer_names(i_consumer, i_new_n);
     SELECT c.co_name INTO v_clash
       FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
@@ -233,7 +245,7 @@ $$;
 -- batch. False when no resize is in progress.
 CREATE OR REPLACE FUNCTION pgque.resize_ready(i_queue text, i_consumer text)
 RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
 BEGIN
@@ -248,7 +260,7 @@ $$;
 -- slots and their leases, and makes the new N the pinned one. Returns the new N.
 CREATE OR REPLACE FUNCTION pgque.complete_resize(i_queue text, i_consumer text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     pc pgque.partition_consumer;
@@ -307,7 +319,7 @@ $$;
 -- gate; the old slots read on from where they are. Returns the N that stays.
 CREATE OR REPLACE FUNCTION pgque.abort_resize(i_queue text, i_consumer text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     pc pgque.partition_consumer;

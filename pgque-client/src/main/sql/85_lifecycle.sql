@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Running the engine from inside the database: pg_cron jobs for the ticker and maintenance,
 -- the sub-second ticker loop, a health roll-up, and removal. Plus the small PgQ helpers that
 -- PgQ/PgQue scripts call. Admin only unless noted in 90_grants.sql.
@@ -11,7 +16,7 @@ ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS ticker_loop_ms int NOT NULL DE
 -- PgQ helper: the event table a producer inserting directly must write to now.
 CREATE OR REPLACE FUNCTION pgque.current_event_table(x_queue_name text)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -31,7 +36,7 @@ $$;
 -- schema, which defaults to public.
 CREATE OR REPLACE FUNCTION pgque.quote_fqname(i_name text)
 RETURNS text
-LANGUAGE sql IMMUTABLE STRICT SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT CASE WHEN position('.' IN i_name) = 0 THEN 'public.' || quote_ident(i_name)
                 ELSE quote_ident(split_part(i_name, '.', 1)) || '.'
                      || quote_ident(substr(i_name, position('.' IN i_name) + 1)) END
@@ -39,7 +44,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.set_tick_period_ms(p_period_ms integer)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF p_period_ms IS NULL OR p_period_ms < 1 OR p_period_ms > 1000 OR 1000 % p_period_ms <> 0 THEN
         RAISE EXCEPTION 'tick_period_ms must be an exact divisor of 1000 between 1 and 1000 (got %)', p_period_ms
@@ -81,7 +86,7 @@ $$;
 -- pg_cron can schedule in seconds (1.5 and newer) and where it cannot.
 CREATE OR REPLACE FUNCTION pgque.cron_jobs()
 RETURNS TABLE (jobname text, command text, every_seconds text, every_minute text)
-LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
     VALUES ('pgque_ticker',       'CALL pgque.ticker_loop()',                      '1 seconds',  '* * * * *'),
            ('pgque_retry',        'SELECT pgque.maint_retry_events()',             '30 seconds', '* * * * *'),
            ('pgque_maint',        'SELECT pgque.maint()',                          '30 seconds', '* * * * *'),
@@ -91,7 +96,7 @@ $$;
 -- Internal: the installed pg_cron version, or NULL when pg_cron is not installed in this database.
 CREATE OR REPLACE FUNCTION pgque.cron_version()
 RETURNS text
-LANGUAGE sql STABLE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'
 $$;
 
@@ -99,7 +104,7 @@ $$;
 -- updates the jobs. The jobs run as the engine's owner (this function runs with its rights).
 CREATE OR REPLACE FUNCTION pgque.start()
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_version text := pgque.cron_version();
     v_cron_db text := current_setting('cron.database_name', true);
@@ -136,7 +141,7 @@ $$;
 -- scheduled.
 CREATE OR REPLACE FUNCTION pgque.stop()
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     UPDATE pgque.config SET ticker_loop_ms = 1000;
     IF pgque.cron_version() IS NULL THEN
@@ -151,7 +156,7 @@ $$;
 -- Internal: a dotted version (1.4-1, 1.6.2) compared with a minimum.
 CREATE OR REPLACE FUNCTION pgque.version_at_least(i_version text, i_minimum text)
 RETURNS boolean
-LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT string_to_array(substring(i_version FROM '^[0-9]+(?:\.[0-9]+)*'), '.')::int[]
            >= string_to_array(i_minimum, '.')::int[]
 $$;
@@ -160,7 +165,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.consumer_stats()
 RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_seen interval, last_tick bigint,
                current_batch bigint, pending_events bigint, retry_events bigint, dead_letters bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT i.queue_name, i.consumer_name, i.lag, i.last_seen, i.last_tick, i.current_batch, i.pending_events,
            (SELECT count(*) FROM pgque.retry_queue r
               JOIN pgque.subscription s ON s.sub_id = r.ev_owner
@@ -179,7 +184,7 @@ $$;
 -- is older than twice its idle period (an idle queue is ticked at least once per idle period).
 CREATE OR REPLACE FUNCTION pgque.status()
 RETURNS TABLE (component text, status text, detail text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_cron text := pgque.cron_version();
     v_period int;
@@ -272,7 +277,7 @@ CREATE OR REPLACE FUNCTION pgque.get_batch_cursor(i_batch_id bigint, i_cursor_na
     OUT ev_id bigint, OUT ev_time timestamptz, OUT ev_txid bigint, OUT ev_retry int4, OUT ev_type text,
     OUT ev_data text, OUT ev_extra1 text, OUT ev_extra2 text, OUT ev_extra3 text, OUT ev_extra4 text)
 RETURNS SETOF record
-LANGUAGE plpgsql SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_cursor refcursor := i_cursor_name;
     v_rows int := 0;
@@ -305,7 +310,7 @@ CREATE OR REPLACE FUNCTION pgque.get_batch_cursor(i_batch_id bigint, i_cursor_na
     OUT ev_id bigint, OUT ev_time timestamptz, OUT ev_txid bigint, OUT ev_retry int4, OUT ev_type text,
     OUT ev_data text, OUT ev_extra1 text, OUT ev_extra2 text, OUT ev_extra3 text, OUT ev_extra4 text)
 RETURNS SETOF record
-LANGUAGE sql SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT * FROM pgque.get_batch_cursor(i_batch_id, i_cursor_name, i_quick_limit, NULL)
 $$;
 
@@ -314,7 +319,7 @@ $$;
 -- schema's owner (the installer) may call it; it runs with the caller's rights.
 CREATE OR REPLACE FUNCTION pgque.uninstall()
 RETURNS void
-LANGUAGE plpgsql SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_owner regrole;
 BEGIN

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Deny by default, then grant each role exactly its API. Re-applied on every install because
 -- a newly created function is executable by PUBLIC until revoked.
 
@@ -55,7 +60,9 @@ GRANT EXECUTE ON FUNCTION
     pgque.receive_partitioned(text, text, int, int, text, int),
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.ack_partitioned(text, text, int, int, text),
+    pgque.ack_partitioned(text, text, int, int, text, bigint),
     pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
+    pgque.dead_letter_partitioned(text, text, int, int, text, bigint, text),
     pgque.begin_resize(text, text, int),
     pgque.resize_ready(text, text),
     pgque.complete_resize(text, text),
@@ -102,7 +109,7 @@ TO pgque_writer;
 
 -- The lease and dedup tables are reached only through the API; admin may look at the slots.
 REVOKE ALL ON pgque.idem, pgque.partition_consumer, pgque.partition_slot FROM pgque_admin, pgque_reader, pgque_writer;
-REVOKE ALL ON pgque.sink_offset FROM pgque_reader, pgque_writer;
+REVOKE ALL ON pgque.sink_offset, pgque.sink_offset_owner FROM pgque_reader, pgque_writer;
 GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 
 -- Internal helpers: reachable only through the API functions (which run as the owner).
@@ -144,6 +151,8 @@ REVOKE ALL ON FUNCTION
     pgque.resize_in_progress(int4, text),
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[]),
+    pgque.sink_check_owner(text),
+    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
     pgque.find_next_tick(pgque.tick, interval, int4, interval),
     pgque.coop_role(int4, text),
     pgque.coop_has_members(pgque.subscription),

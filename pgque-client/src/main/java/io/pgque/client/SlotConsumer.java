@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.client;
 
 import java.sql.Connection;
@@ -32,6 +36,7 @@ public final class SlotConsumer {
             + " from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?) m";
     private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
             + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
+    private static final String DEAD_LETTER = "select pgque.dead_letter_partitioned(?, ?, ?, ?, ?, ?, ?)";
     private static final String STATUS = "select queue_name, consumer, slot, n, lease_owner, "
             + "lease_until, epoch, last_tick, pending_events from pgque.partition_slot_status "
             + "where queue_name = ? and consumer = ? and n = ? order by slot";
@@ -183,8 +188,39 @@ public final class SlotConsumer {
         });
     }
 
+    /**
+     * {@link #ackAndReceive(int, int)} that acks only if the slot's open batch is {@code batchId}.
+     * Use it whenever the call may be a retry: if an earlier ack-and-receive committed but its
+     * answer was lost, the slot's open batch is already the next one, which the caller has never
+     * seen; it is not acked but returned, so nothing is skipped.
+     *
+     * @return the slot's open batch after the ack (the next one, or the unseen one), or empty
+     */
+    public Optional<Batch> ackAndReceive(int slot, long batchId, int pageSize) {
+        WholeBatch.checkPageSize(pageSize);
+        return db.run(what("ack batch " + batchId + " and receive on slot " + slot), c -> {
+            ackIfOpen(c, slot, batchId);
+            return readWhole(c, slot, pageSize);
+        });
+    }
+
+    /**
+     * Finishes batch {@code batchId} if it is the slot's open batch, and renews the lease.
+     *
+     * @return false when the slot has no open batch or another one (the batch was finished before)
+     * @throws SlotFencedException if another worker took the slot over
+     */
+    public boolean ack(int slot, long batchId) {
+        return db.run(what("ack batch " + batchId + " on slot " + slot), c -> ackIfOpen(c, slot, batchId)) > 0;
+    }
+
     private int ackOpen(Connection c, int slot) throws SQLException {
         return Sql.count(c, "select pgque.ack_partitioned(?, ?, ?, ?, ?)", queue, consumer, slot, n, workerId);
+    }
+
+    private int ackIfOpen(Connection c, int slot, long batchId) throws SQLException {
+        return Sql.count(c, "select pgque.ack_partitioned(?, ?, ?, ?, ?, ?)",
+                queue, consumer, slot, n, workerId, batchId);
     }
 
     private Optional<Batch> readWhole(Connection c, int slot, int pageSize) throws SQLException {
@@ -203,6 +239,18 @@ public final class SlotConsumer {
         double seconds = Intervals.seconds(retryAfter);
         db.run(what("nack message " + message.msgId() + " on slot " + slot), c -> Sql.count(c, NACK,
                 queue, consumer, slot, n, workerId, message.msgId(), message.batchId(), seconds, reason));
+    }
+
+    /**
+     * Moves a message of the slot's open batch to the queue's dead letters at once, whatever its
+     * retry count, for an event this consumer can never process; the batch stays open, ack it
+     * after. Doing it twice for one message leaves one dead letter.
+     *
+     * @param reason why, kept with the dead letter (required)
+     */
+    public void deadLetter(int slot, long msgId, String reason) {
+        db.run(what("dead-letter message " + msgId + " on slot " + slot), c -> Sql.count(c, DEAD_LETTER,
+                queue, consumer, slot, n, workerId, msgId, reason));
     }
 
     /**

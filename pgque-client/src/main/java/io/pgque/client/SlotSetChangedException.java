@@ -1,7 +1,11 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.client;
 
 /**
- * The caller's slot count belongs to a resize (SQLSTATE {@code PQ010}): it is the new slot set
+ * The caller's slot count belongs to a resize (SQLSTATE {@code PQ011}): it is the new slot set
  * of a resize still in progress (those slots open after {@code complete_resize}), or the old set
  * a completed resize retired (its leases are void). A worker seeing this should switch to the
  * consumer's current slot set, not treat its configuration as wrong.

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.client;
 
 import java.sql.SQLException;
@@ -30,7 +34,7 @@ final class SqlErrors {
             case "PQ007": return new InstallRefusedException(message, state, e);
             case "PQ008": return new MessageNotFoundException(message, state, e);
             case "PQ009": return new WrongApiException(message, state, e);
-            case "PQ010": return new SlotSetChangedException(message, state, e);
+            case "PQ011": return new SlotSetChangedException(message, state, e);
             case "42501": return new PermissionDeniedException(message, state, e);
             case "22023": return new InvalidArgumentException(message, state, e);
             default: return new PgQueException(message, state, e);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.partition;
 
 import io.pgque.partition.Pq.Msg;
@@ -184,7 +188,7 @@ class ResizeConcurrencyIT {
 
     /**
      * A claim loop over the slot set in force: claim, read the whole batch, record it, ack,
-     * release. A PQ010 (the set was retired or is not open yet) or a slot number the new set
+     * release. A PQ011 (the set was retired or is not open yet) or a slot number the new set
      * does not have sends the worker back to read N again.
      */
     private static Void work(String q, String worker, AtomicBoolean stop, List<Delivery> deliveries) throws SQLException {
@@ -210,7 +214,7 @@ class ResizeConcurrencyIT {
                         Pq.release(c, q, "c", k, worker);
                     } catch (SQLException | Db.SqlError e) {
                         SQLException sql = Db.sqlException(e);
-                        if (sql == null || !("PQ010".equals(sql.getSQLState()) || "PQ006".equals(sql.getSQLState()))) {
+                        if (sql == null || !("PQ011".equals(sql.getSQLState()) || "PQ006".equals(sql.getSQLState()))) {
                             fail("worker " + worker + " failed on slot " + k + "/" + n, e);
                         }
                         break; // the slot set changed under us

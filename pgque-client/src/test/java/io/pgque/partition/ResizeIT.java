@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.partition;
 
 import io.pgque.partition.Pq.Msg;
@@ -244,7 +248,7 @@ class ResizeIT {
         Pq.tick(ds, q);
         assertTrue(drainAll(q, 2).isEmpty(), "old slots read nothing past the seal");
         Pq.claim(ds, q, "c", 0, "new-worker");
-        SQLException early = Db.assertSqlState("PQ010", () -> Pq.receive(ds, q, "c", 0, 4, "new-worker", 10));
+        SQLException early = Db.assertSqlState("PQ011", () -> Pq.receive(ds, q, "c", 0, 4, "new-worker", 10));
         assertTrue(early.getMessage().contains("is being resized from 2 to 4 slots"), early.getMessage());
         // Even the raw primitive cannot open a batch of a new slot before completion.
         assertNull(Db.one(ds, Long.class, "select pgque.next_batch(?, ?)", q, "c#1/4"));
@@ -265,10 +269,10 @@ class ResizeIT {
         long zombieEpoch = Pq.claim(ds, q, "c", 1, "zombie");
         assertTrue(ready(q), "the old slots stand at the seal");
         complete(q);
-        SQLException retired = Db.assertSqlState("PQ010", () -> Pq.receive(ds, q, "c", 1, 2, "zombie", 10));
+        SQLException retired = Db.assertSqlState("PQ011", () -> Pq.receive(ds, q, "c", 1, 2, "zombie", 10));
         assertTrue(retired.getMessage().contains("slot set n=2 of consumer c on queue " + q
                 + " was retired by a resize to n=3 (resize epoch 1)"), retired.getMessage());
-        Db.assertSqlState("PQ010", () -> Pq.ack(ds, q, "c", 1, 2, "zombie"));
+        Db.assertSqlState("PQ011", () -> Pq.ack(ds, q, "c", 1, 2, "zombie"));
         assertNull(Pq.status(ds, q, "c", 1).get("lease_owner"), "the old lease does not carry over");
         Db.assertSqlState("PQ005", () -> Pq.receive(ds, q, "c", 1, 3, "zombie", 10));
         Long fresh = Pq.claim(ds, q, "c", 1, "heir");

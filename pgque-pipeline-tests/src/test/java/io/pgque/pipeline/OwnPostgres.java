@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import io.pgque.testing.EmbeddedPg;
@@ -43,25 +47,46 @@ final class OwnPostgres implements AutoCloseable {
 
     /** Stops the server (sessions end, committed work stays), keeps it down for {@code downMs}, starts it again. */
     synchronized void restart(long downMs) throws IOException, InterruptedException {
+        stop();
+        Thread.sleep(downMs); // the length of the outage is the fault being injected, not a wait for something
+        up();
+    }
+
+    /** Stops the server; {@link #startAgain} brings it back on the same port and data. */
+    synchronized void stop() throws IOException {
         server.close();
         server = null;
-        Thread.sleep(downMs); // the length of the outage is the fault being injected, not a wait for something
+    }
+
+    synchronized void startAgain() throws IOException {
         up();
     }
 
     /** A new database with the engine installed; returns its JDBC URL (superuser, no password). */
     String createDatabase(String name) throws SQLException {
-        try (Connection c = dataSource("postgres").getConnection(); Statement s = c.createStatement()) {
+        return createDatabase(port, name);
+    }
+
+    /** Connections opened afresh on each call, so they work again after a restart. */
+    DataSource dataSource(String database) {
+        return dataSource(port, database);
+    }
+
+    /**
+     * On the server at localhost:{@code port} that lets user postgres in without a password (this
+     * one, or a container started so): a new database with the engine installed; returns its JDBC URL.
+     */
+    static String createDatabase(int port, String name) throws SQLException {
+        try (Connection c = dataSource(port, "postgres").getConnection(); Statement s = c.createStatement()) {
             s.execute("create database " + name);
         }
-        try (Connection c = dataSource(name).getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource(port, name).getConnection(); Statement s = c.createStatement()) {
             s.execute(EmbeddedPg.engineScript());
         }
         return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=postgres";
     }
 
-    /** Connections opened afresh on each call, so they work again after a restart. */
-    DataSource dataSource(String database) {
+    static DataSource dataSource(int port, String database) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setServerNames(new String[] {"localhost"});
         ds.setPortNumbers(new int[] {port});

@@ -1,8 +1,9 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.pgque.connect.common.config.ConnectionSettings;
-import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.common.version.BuildVersion;
 import io.pgque.connect.source.config.DatabaseChecks;
 import io.pgque.connect.source.config.SourceConfig;
@@ -10,7 +11,6 @@ import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
 import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.delivery.OffsetRequest;
-import io.pgque.connect.source.slot.ConsumerSetup;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -24,22 +24,24 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
- * with N slots, then gives task {@code i} of {@code M} the slots {@code k mod M = i}, and the
- * ticker duty (when enabled) to task 0 only. The data path is in {@link PgQueSourceTask}.
+ * Reads a PgQue queue into Kafka through the queue's hash slots: gives task {@code i} of
+ * {@code M} the slots {@code k mod M = i}, and the ticker duty (when enabled) to every task, the
+ * database deciding who ticks in each round. The data path, and making sure the consumer exists
+ * with N slots, are in {@link PgQueSourceTask}.
  */
 public class PgQueSourceConnector extends SourceConnector {
 
-    static final String VERSION = BuildVersion.read(PgQueSourceConnector.class, "version.properties");
+    static final Supplier<String> VERSION = BuildVersion.lazily(PgQueSourceConnector.class, "version.properties");
 
     private Map<String, String> props;
     private SourceConfig config;
 
     @Override
     public String version() {
-        return VERSION;
+        return VERSION.get();
     }
 
     @Override
@@ -47,16 +49,15 @@ public class PgQueSourceConnector extends SourceConnector {
         return SourceConfigDef.build();
     }
 
+    /**
+     * Checks the configuration only. The database work (engine, consumer and slots) is the
+     * tasks' ({@link io.pgque.connect.source.slot.ConsumerSetup}): a database that is down while
+     * the connector is deployed must not leave it FAILED; live checks belong to validate().
+     */
     @Override
     public void start(Map<String, String> props) {
         SourceConfig parsed = new SourceConfig(props);
         SourceConfigRules.require(parsed);
-        ConnectionSettings connection = parsed.connection();
-        String poolName = "pgque-source-" + parsed.consumer() + "-setup";
-        try (HikariDataSource dataSource = DataSourceFactory.create(connection, poolName)) {
-            ConsumerSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(), parsed.slots(),
-                    connection.attempts(), Duration.ofMillis(connection.backoffMs()));
-        }
         this.props = new HashMap<>(props);
         this.config = parsed;
     }
@@ -127,8 +128,7 @@ public class PgQueSourceConnector extends SourceConnector {
         Map<String, List<String>> problems = SourceConfigRules.check(parsed,
                 connectorConfigs.get(SourceConfigDef.TASKS_MAX));
         if (problems.isEmpty()) {
-            Duration timeout = Duration.ofMillis(parsed.connection().timeoutMs() + 2_000L);
-            problems = DatabaseChecks.run(parsed, timeout);
+            problems = DatabaseChecks.run(parsed);
         }
         for (ConfigValue value : result.configValues()) {
             for (String message : problems.getOrDefault(value.name(), List.of())) {

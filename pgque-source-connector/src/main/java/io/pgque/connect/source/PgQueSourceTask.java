@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -16,15 +20,18 @@ import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.metrics.SourceMetrics;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
-import io.pgque.connect.source.record.PayloadConverter;
 import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.record.UnreadableEvents;
 import io.pgque.connect.source.resize.PolledSlotSet;
 import io.pgque.connect.source.resize.ResizeMetrics;
 import io.pgque.connect.source.resize.SlotSetReader;
 import io.pgque.connect.source.resize.SlotSetSwitch;
+import io.pgque.connect.source.slot.ConsumerSetup;
 import io.pgque.connect.source.slot.SlotPoller;
+import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -41,7 +48,7 @@ import java.util.Map;
 
 /**
  * One task: leases its share of the slots and turns their batches into records. The work is
- * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (task 0, when enabled) and
+ * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (when enabled; shared by all tasks) and
  * {@link SlotStatusMonitor}, under a {@link SlotSetSwitch} that moves them to the new slot set
  * when the consumer is resized; this class wires them up and takes them down.
  */
@@ -55,6 +62,9 @@ public class PgQueSourceTask extends SourceTask {
     private static final Duration RESIZE_CHECK_EVERY = Duration.ofSeconds(1);
 
     private HikariDataSource dataSource;
+    private HikariDataSource listenerDataSource;
+    private TickListener listener;
+    private ConsumerSetup setup;
     private SlotSetSwitch poller;
     private TickerDuty ticker;
     private SourceMetrics metrics;
@@ -63,7 +73,7 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public String version() {
-        return PgQueSourceConnector.VERSION;
+        return PgQueSourceConnector.VERSION.get();
     }
 
     @Override
@@ -77,6 +87,8 @@ public class PgQueSourceTask extends SourceTask {
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
+        setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
+                Duration.ofMillis(config.connection().backoffMs()));
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
         DeliveredPositions positions = exactlyOnce
                 ? new OffsetStorePositions(context.offsetStorageReader(), config.queue(), config.consumer())
@@ -84,14 +96,15 @@ public class PgQueSourceTask extends SourceTask {
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
         // the worker then commits only where the task says, so the task must say it for every batch.
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
-        RecordFactory records = records(config);
         metrics = new SourceMetrics(pluginMetrics(), slots);
         resizeMetrics = new ResizeMetrics(pluginMetrics());
-        // The slot set to read, and a new one after a resize (see SlotSetSwitch): N and the slots vary.
+        // The slot set to read, and a new one after a resize (see SlotSetSwitch): N and the slots
+        // vary, and so does the consumer an unreadable event is dead-lettered through.
         SlotSetReader.Factory sets = (n, setSlots) -> {
             metrics.keepSamplesOf(setSlots);
             SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
-            SlotPoller setPoller = new SlotPoller(consumer, setSlots, records, config.leaseTtl(),
+            UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
+            SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
                     config.pollInterval(), config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()),
                     metrics, positions, boundary);
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
@@ -99,23 +112,38 @@ public class PgQueSourceTask extends SourceTask {
                     config.metricsLogInterval());
             return new PolledSlotSet(consumer, setPoller, setMonitor);
         };
-        poller = SlotSetSwitch.start(pgque.slotResize(config.queue(), config.consumer()), config.slots(), slots, task,
+        // Opens its first set on the first poll after the setup: which set is in force is the
+        // database's to say, and start() must not need the database.
+        poller = new SlotSetSwitch(pgque.slotResize(config.queue(), config.consumer()), config.slots(), slots, task,
                 TaskKeys.taskCount(props), sets, resizeMetrics, RESIZE_CHECK_EVERY);
+        try {
+            setup.attemptNow();
+        } catch (RuntimeException e) {
+            resizeMetrics.close();
+            metrics.close();
+            dataSource.close();
+            throw e;
+        }
+        // A pool of its own: the listener holds its connection for good.
+        listenerDataSource = DataSourceFactory.create(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-ticks");
+        listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+                Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         if (TaskKeys.runsTicker(props)) {
-            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
+            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                     config.maintInterval(), config.retryInterval());
         }
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
-                task, connector, poller.slots(), config.consumer(), resizeMetrics.slotCount(), config.queue(), workerId,
-                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
+                task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
+                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and shares the ticker duty" : "");
     }
 
-    private static RecordFactory records(SourceConfig config) {
+    private static RecordFactory records(SourceConfig config, UnreadableEvents unreadable) {
         KafkaPartitionChooser partitions = config.partitioner() == KafkaPartitioner.SLOT
                 ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
                 : KafkaPartitionChooser.byKey();
         return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                PayloadConverter.of(config.valueFormat()), partitions);
+                RecordValues.of(config.valueFormat()), partitions, unreadable);
     }
 
     private PluginMetrics pluginMetrics() {
@@ -124,14 +152,19 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        if (!setup.ready()) {
+            return null;
+        }
         return poller.poll();
     }
 
     /**
-     * Runs on the producer's callback thread: only counts the record towards its batch. The ack
-     * in PostgreSQL happens on the next poll(), so this thread never waits for the database. A
-     * null {@code metadata} means Connect dropped the record on purpose (a filter, or a tolerated
-     * conversion error): the record is done as far as the batch is concerned.
+     * Runs on the producer's callback thread: only counts the record towards its batch. The last
+     * record of a batch wakes the poll thread, which Connect keeps waiting inside poll() between
+     * batches, and that thread acks the batch and opens the slot's next one at once; this thread
+     * never waits for the database. A null {@code metadata} means Connect dropped the record on
+     * purpose (a filter, or a tolerated conversion error): the record is done as far as the batch
+     * is concerned.
      */
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
@@ -142,6 +175,15 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        if (setup != null) {
+            setup.stop();
+        }
+        if (listener != null) {
+            listener.close();
+        }
+        if (listenerDataSource != null) {
+            listenerDataSource.close();
+        }
         if (poller != null) {
             poller.stop();
             poller.close(STOP_GRACE);

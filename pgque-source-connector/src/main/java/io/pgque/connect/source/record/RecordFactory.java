@@ -1,8 +1,13 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.errors.DataException;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -10,20 +15,27 @@ import java.util.function.Supplier;
 
 /**
  * Turns one received event into a Kafka Connect record: key = partition key ({@code extra1}),
- * value = payload, timestamp = event time, headers per {@link EventHeaders}. Stateless apart
- * from caches; used on the poll thread only.
+ * value per {@link RecordValues} (the payload, or the whole event), timestamp = event time,
+ * headers per {@link EventHeaders}. Stateless apart from caches; used on the poll thread only.
  */
 public final class RecordFactory {
 
     private final String queue;
     private final String consumer;
     private final TopicRouter topics;
-    private final PayloadConverter values;
+    private final RecordValues values;
     private final KafkaPartitionChooser partitions;
+    private final UnreadableEvents unreadable;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
 
-    public RecordFactory(String queue, String consumer, TopicRouter topics, PayloadConverter values,
+    public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
+        this(queue, consumer, topics, values, partitions, UnreadableEvents.FAIL);
+    }
+
+    public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
+                         KafkaPartitionChooser partitions, UnreadableEvents unreadable) {
+        this.unreadable = unreadable;
         this.queue = queue;
         this.consumer = consumer;
         this.topics = topics;
@@ -31,11 +43,23 @@ public final class RecordFactory {
         this.partitions = partitions;
     }
 
+    /**
+     * The record for {@code message}, or null when its payload could not be converted and the
+     * {@link UnreadableEvents} policy moved it to the dead letters: the ticket has then counted
+     * it as done, and the caller leaves it out of what it hands to Connect.
+     */
     public TrackedRecord create(Message message, int slot, long epoch, DeliveryTicket ticket) {
         // Named only in error messages: not built for every record.
         Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " on slot "
-                + slot + " of queue '" + queue + "'";
-        SchemaAndValue value = values.convert(message.payload(), where);
+                + slot + " of consumer '" + consumer + "' on queue '" + queue + "'";
+        SchemaAndValue value;
+        try {
+            value = values.valueOf(message, where);
+        } catch (DataException e) {
+            unreadable.handle(message, slot, where.get(), e);
+            ticket.delivered();
+            return null;
+        }
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(
                 sourcePartitions.computeIfAbsent(slot, s -> SourceOffsets.partition(queue, consumer, s)),

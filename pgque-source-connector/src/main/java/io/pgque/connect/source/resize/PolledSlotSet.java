@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.resize;
 
 import io.pgque.client.SlotConsumer;
@@ -28,6 +32,11 @@ public final class PolledSlotSet implements SlotSetReader {
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
         return poller.poll();
+    }
+
+    @Override
+    public void tickArrived() {
+        poller.tickArrived();
     }
 
     @Override

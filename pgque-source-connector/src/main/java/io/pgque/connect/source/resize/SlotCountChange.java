@@ -1,6 +1,11 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.resize;
 
 import io.pgque.client.PgQue;
+import io.pgque.client.PgQueException;
 import io.pgque.client.ResizeState;
 import io.pgque.client.SlotResize;
 import org.slf4j.Logger;
@@ -9,7 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.util.Optional;
 
 /**
- * What the connector does at start with the configured slot count N: subscribes a new consumer
+ * What each task does at start with the configured slot count N: subscribes a new consumer
  * with N slots; for an existing one with another N, starts a resize to N (the tasks drain the
  * old slots and complete it); finds a resize already under way and carries it on, or, when the
  * configuration has gone back to the old N or on to a third one, aborts it first (loss-free: the
@@ -22,7 +27,27 @@ public final class SlotCountChange {
     private SlotCountChange() {
     }
 
+    /**
+     * Every task calls it at start, so tasks race: one that begins or aborts a resize another
+     * task began or aborted a moment earlier gets 55000 (not in this state); it reads the state
+     * again and goes on from there.
+     */
     public static void apply(PgQue pgque, String queue, String consumer, int slots) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                applyOnce(pgque, queue, consumer, slots);
+                return;
+            } catch (PgQueException e) {
+                if (!"55000".equals(e.sqlState()) || attempt >= 3) {
+                    throw e;
+                }
+                log.info("Consumer {} on queue {} changed while being set up (another task?); reading its state again: {}",
+                        consumer, queue, e.getMessage());
+            }
+        }
+    }
+
+    private static void applyOnce(PgQue pgque, String queue, String consumer, int slots) {
         SlotResize resize = pgque.slotResize(queue, consumer);
         Optional<ResizeState> found = resize.state();
         if (found.isEmpty()) {

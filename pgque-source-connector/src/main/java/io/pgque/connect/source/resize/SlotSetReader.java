@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.resize;
 
 import org.apache.kafka.connect.source.SourceRecord;
@@ -10,6 +14,9 @@ public interface SlotSetReader {
 
     /** The next whole batch, or null when none was ready within the poll interval. */
     List<SourceRecord> poll() throws InterruptedException;
+
+    /** A tick was committed: wakes a poll() waiting for one. Any thread. */
+    void tickArrived();
 
     /** Makes a running or future poll() return at once. Any thread. */
     void stop();

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.resize;
 
 import io.pgque.client.PartitionMismatchException;
@@ -23,7 +27,7 @@ import java.util.OptionalInt;
  * task that learns of the switch from the engine's refusal (its old set was retired) switches
  * too. Outside a resize this is a plain pass-through to the reader of the configured set.
  *
- * <p>Used on the poll thread, except {@link #stop()}.
+ * <p>Used on the poll thread, except {@link #stop()} and {@link #tickArrived()}.
  */
 public final class SlotSetSwitch {
 
@@ -42,11 +46,23 @@ public final class SlotSetSwitch {
     private volatile SlotSetReader current;
     private List<Integer> currentSlots;
     private boolean draining;
+    private volatile boolean stopped;
     private long nextCheckNanos;
     private long nextReportNanos;
 
-    private SlotSetSwitch(SlotResize resize, int target, List<Integer> targetSlots, int task, OptionalInt tasks,
-                          SlotSetReader.Factory factory, ResizeMetrics metrics, Duration checkEvery) {
+    /**
+     * A switch that reads nothing yet: the first {@link #poll()} asks the engine which set is in
+     * force (the configured one, or the old one of a resize to the configured N that is under way)
+     * and opens it. Nothing here touches the database, so a task can start while it is down.
+     *
+     * @param target      the configured slot count
+     * @param targetSlots this task's slots of the configured set
+     * @param task        this task's index
+     * @param tasks       how many tasks the connector runs (needed to share out the old set of a resize)
+     * @param checkEvery  how often to look at the resize while draining
+     */
+    public SlotSetSwitch(SlotResize resize, int target, List<Integer> targetSlots, int task, OptionalInt tasks,
+                         SlotSetReader.Factory factory, ResizeMetrics metrics, Duration checkEvery) {
         this.resize = resize;
         this.target = target;
         this.targetSlots = targetSlots;
@@ -58,47 +74,56 @@ public final class SlotSetSwitch {
     }
 
     /**
-     * Starts reading the set the engine has in force: the configured one, or the old one of a
-     * resize to the configured N that is under way.
+     * Opens the set the engine has in force.
      *
-     * @param target      the configured slot count
-     * @param targetSlots this task's slots of the configured set
-     * @param task        this task's index
-     * @param tasks       how many tasks the connector runs (needed to share out the old set of a resize)
-     * @param checkEvery  how often to look at the resize while draining
-     * @throws ConnectException when the engine's consumer matches neither
+     * @return false when the database could not be asked (the next poll tries again)
+     * @throws ConnectException when the engine's consumer matches neither set
      */
-    public static SlotSetSwitch start(SlotResize resize, int target, List<Integer> targetSlots, int task,
-                                      OptionalInt tasks, SlotSetReader.Factory factory, ResizeMetrics metrics,
-                                      Duration checkEvery) {
-        SlotSetSwitch sets = new SlotSetSwitch(resize, target, targetSlots, task, tasks, factory, metrics, checkEvery);
-        ResizeState state = sets.state();
+    private boolean begin() {
+        ResizeState state;
+        try {
+            state = state();
+        } catch (PgQueException e) {
+            if (e.isTransient()) {
+                log.debug("Could not read the consumer's slot sets yet: {}", e.getMessage());
+                return false;
+            }
+            throw new ConnectException("Reading the consumer's slot sets failed: " + e.getMessage(), e);
+        }
         if (state.draining() && state.newN() == target) {
             if (tasks.isEmpty()) {
                 throw new ConnectException("The consumer is being resized, and this task's configuration does not "
                         + "say how many tasks share the old slots; restart the connector");
             }
-            sets.draining = true;
-            sets.open(state.n(), SlotAssignment.slotsOf(task, tasks.getAsInt(), state.n()));
+            draining = true;
+            open(state.n(), SlotAssignment.slotsOf(task, tasks.getAsInt(), state.n()));
             metrics.draining(state);
             log.info("Consumer resizing from {} to {} slots (seal tick {}): task {} drains old slots {} first",
-                    state.n(), target, state.sealTick(), task, sets.currentSlots);
+                    state.n(), target, state.sealTick(), task, currentSlots);
         } else if (!state.draining() && state.n() == target) {
-            sets.open(target, targetSlots);
+            open(target, targetSlots);
             metrics.stable(state);
         } else {
             throw new ConnectException("The consumer has " + describe(state) + " but this task is configured for "
-                    + target + " slots; the connector resizes when it starts: restart the connector");
+                    + target + " slots; the tasks resize when they start: restart the connector");
         }
-        return sets;
+        return true;
     }
 
-    /** The slots this task reads now. */
+    /** The slots this task reads now; null before the first poll. */
     public List<Integer> slots() {
         return currentSlots;
     }
 
     public List<SourceRecord> poll() throws InterruptedException {
+        if (current == null && (stopped || !begin())) {
+            if (stopped) {
+                return null;
+            }
+            // The database is away: wait a little rather than spin.
+            Thread.sleep(checkEveryNanos / 1_000_000);
+            return null;
+        }
         if (draining && System.nanoTime() >= nextCheckNanos) {
             check();
         }
@@ -115,12 +140,28 @@ public final class SlotSetSwitch {
         }
     }
 
+    /** A tick was committed: wakes the reader of the current set. Any thread. */
+    public void tickArrived() {
+        SlotSetReader reader = current;
+        if (reader != null) {
+            reader.tickArrived();
+        }
+    }
+
+    /** Any thread. */
     public void stop() {
-        current.stop();
+        stopped = true;
+        SlotSetReader reader = current;
+        if (reader != null) {
+            reader.stop();
+        }
     }
 
     public void close(Duration grace) {
-        current.close(grace);
+        SlotSetReader reader = current;
+        if (reader != null) {
+            reader.close(grace);
+        }
     }
 
     private void check() {
@@ -183,6 +224,9 @@ public final class SlotSetSwitch {
     private void open(int n, List<Integer> slots) {
         currentSlots = slots;
         current = factory.open(n, slots);
+        if (stopped) {
+            current.stop(); // stop() ran while the set was opening
+        }
     }
 
     private ResizeState state() {
@@ -196,7 +240,7 @@ public final class SlotSetSwitch {
                 : state.n() + " slots";
     }
 
-    /** The engine refused the old set: it was retired (PQ010), or a slot number is gone from the new one (PQ006). */
+    /** The engine refused the old set: it was retired (PQ011), or a slot number is gone from the new one (PQ006). */
     private static boolean setChanged(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof PartitionMismatchException) {

@@ -1,11 +1,15 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.slot;
 
 import io.pgque.client.PgQueException;
 
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientException;
-
-/** Tells failures worth retrying (the database is away or busy) from ones that need a person. */
+/**
+ * Tells failures worth retrying (the database is away or busy) from ones that need a person: the
+ * client's classifier, which the sink uses too, with no policy of the source's on top.
+ */
 final class Failures {
 
     private Failures() {
@@ -16,21 +20,6 @@ final class Failures {
      * time, a deadlock or serialization failure: the same call may work a moment later.
      */
     static boolean isTransient(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof PgQueException && ((PgQueException) t).isTransient()) {
-                return true;
-            }
-            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
-                return true;
-            }
-            if (t instanceof java.sql.SQLException
-                    && PgQueException.isTransientState(((java.sql.SQLException) t).getSQLState())) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return PgQueException.isTransient(failure);
     }
 }
