@@ -8,7 +8,10 @@ import io.pgque.connect.source.config.DatabaseChecks;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
+import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.coop.CoopSetup;
+import io.pgque.connect.source.coop.CoopTasks;
 import io.pgque.connect.source.delivery.OffsetRequest;
 import io.pgque.connect.source.slot.ConsumerSetup;
 import org.apache.kafka.common.config.Config;
@@ -54,8 +57,13 @@ public class PgQueSourceConnector extends SourceConnector {
         ConnectionSettings connection = parsed.connection();
         String poolName = "pgque-source-" + parsed.consumer() + "-setup";
         try (HikariDataSource dataSource = DataSourceFactory.create(connection, poolName)) {
-            ConsumerSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(), parsed.slots(),
-                    connection.attempts(), Duration.ofMillis(connection.backoffMs()));
+            if (parsed.mode() == SourceMode.COOPERATIVE) {
+                CoopSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(),
+                        connection.attempts(), Duration.ofMillis(connection.backoffMs()));
+            } else {
+                ConsumerSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(),
+                        parsed.slots(), connection.attempts(), Duration.ofMillis(connection.backoffMs()));
+            }
         }
         this.props = new HashMap<>(props);
         this.config = parsed;
@@ -68,6 +76,9 @@ public class PgQueSourceConnector extends SourceConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
+        if (config.mode() == SourceMode.COOPERATIVE) {
+            return CoopTasks.taskConfigs(props, config.tickerEnabled(), maxTasks);
+        }
         return TaskKeys.taskConfigs(props, config.slots(), config.tickerEnabled(), maxTasks);
     }
 
@@ -103,7 +114,11 @@ public class PgQueSourceConnector extends SourceConnector {
     @Override
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
         SourceConfig parsed = new SourceConfig(connectorConfig);
-        OffsetRequest.check(parsed.queue(), parsed.consumer(), parsed.slots(), offsets);
+        if (parsed.mode() == SourceMode.COOPERATIVE) {
+            OffsetRequest.checkCooperative(parsed.queue(), parsed.consumer(), offsets);
+        } else {
+            OffsetRequest.check(parsed.queue(), parsed.consumer(), parsed.slots(), offsets);
+        }
         return true;
     }
 

@@ -9,7 +9,9 @@ import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
+import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.coop.CoopTask;
 import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.delivery.DeliveredPositions;
 import io.pgque.connect.source.delivery.OffsetStorePositions;
@@ -53,6 +55,8 @@ public class PgQueSourceTask extends SourceTask {
     private SlotStatusMonitor monitor;
     private SourceMetrics metrics;
     private String workerId;
+    /** Set instead of everything above in cooperative mode. */
+    private CoopTask coop;
 
     @Override
     public String version() {
@@ -63,9 +67,13 @@ public class PgQueSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         SourceConfigRules.require(config);
+        String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
+        if (config.mode() == SourceMode.COOPERATIVE) {
+            coop = CoopTask.start(config, props, connector, context);
+            return;
+        }
         int task = TaskKeys.taskIndex(props);
         List<Integer> slots = TaskKeys.slots(props);
-        String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
         workerId = WorkerIds.next(connector, task);
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
@@ -108,7 +116,7 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
-        return poller.poll();
+        return coop != null ? coop.poll() : poller.poll();
     }
 
     /**
@@ -126,6 +134,9 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        if (coop != null) {
+            coop.stop(STOP_GRACE);
+        }
         if (poller != null) {
             poller.stop();
             poller.close(STOP_GRACE);

@@ -85,7 +85,9 @@ public final class DatabaseChecks {
             // Roles first: without pgque_reader the queue checks below would only say "permission denied".
             if (checkRoles(c)) {
                 checkQueue(c);
-                checkPin(c);
+                if (config.mode() == SourceMode.ORDERED) {
+                    checkPin(c);
+                }
             }
         } catch (SQLException | RuntimeException e) {
             // The driver's messages name host and user at most, never the password.

@@ -6,7 +6,7 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 
 /** Tells failures worth retrying (the database is away or busy) from ones that need a person. */
-final class Failures {
+public final class Failures {
 
     private Failures() {
     }
@@ -15,7 +15,7 @@ final class Failures {
      * True for a lost or refused connection, a server restart, a pool that gave no connection in
      * time, a deadlock or serialization failure: the same call may work a moment later.
      */
-    static boolean isTransient(Throwable failure) {
+    public static boolean isTransient(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof PgQueException && ((PgQueException) t).isTransient()) {
                 return true;
