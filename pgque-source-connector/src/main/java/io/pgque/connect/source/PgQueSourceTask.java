@@ -136,6 +136,7 @@ public class PgQueSourceTask extends SourceTask {
     public void stop() {
         if (coop != null) {
             coop.stop(STOP_GRACE);
+            return;
         }
         if (poller != null) {
             poller.stop();

@@ -9,6 +9,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -238,4 +241,45 @@ final class ConnectFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a thread that sends sequence numbers {@code from..to-1} for {@code keys} keys, one
+     * event per key per transaction, a transaction every 50 ms or so, so that faults a test
+     * injects meanwhile land mid-stream.
+     */
+    Thread producePaced(String queue, int keys, int from, int to) {
+        Thread producer = new Thread(() -> {
+            for (int seq = from; seq < to; seq++) {
+                List<Event> events = new ArrayList<>(keys);
+                for (int k = 0; k < keys; k++) {
+                    events.add(Event.of("order", "key-" + k + ":" + seq).withPartitionKey("key-" + k));
+                }
+                pg.send(queue, events);
+                try {
+                    Thread.sleep(50); // paces the producer (rate shaping), not a wait for anything
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }, "it-producer-" + queue);
+        producer.start();
+        return producer;
+    }
+
+    /** Sum of one plugin metric over the connector's current tasks (not per-slot ones), read over JMX. */
+    static double pluginMetricSum(String connector, String attribute) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            double sum = 0;
+            for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
+                    + connector + ",*"), null)) {
+                if (name.getKeyProperty("slot") == null) {
+                    sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
+                }
+            }
+            return sum;
+        } catch (Exception e) {
+            throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
+        }
+    }
 }

@@ -17,9 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +75,7 @@ class SourceConnectorIT {
         Map<String, List<Integer>> byKey = fixture.readPerKey("orders", keys * perKey);
         fixture.assertPerKeyOrder(byKey, keys, perKey);
         QueueFixture.await("the tasks' plugin metrics to count every acked record", DELIVERY_TIMEOUT,
-                () -> pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
+                () -> ConnectFixture.pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
         connect.deleteConnector("orders-src");
     }
 
@@ -239,22 +236,6 @@ class SourceConnectorIT {
 
     private static ConnectorOffsets request(Map<String, ?> partition, Map<String, ?> offset) {
         return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
-    }
-
-    private static double pluginMetricSum(String connector, String attribute) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            double sum = 0;
-            for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                    + connector + ",*"), null)) {
-                if (name.getKeyProperty("slot") == null) {
-                    sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
-                }
-            }
-            return sum;
-        } catch (Exception e) {
-            throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
-        }
     }
 
     private static void assertError(Map<String, String> config, String key, String text) {

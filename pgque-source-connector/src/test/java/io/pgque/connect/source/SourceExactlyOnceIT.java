@@ -1,6 +1,5 @@
 package io.pgque.connect.source;
 
-import io.pgque.client.Event;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -9,10 +8,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -118,7 +113,7 @@ class SourceExactlyOnceIT {
             fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, "tasks back");
             producer.join(ConnectFixture.DELIVERY_TIMEOUT.toMillis());
             assertEveryEventOnce(name);
-            assertTrue(pluginMetricSum(name, "batches-skipped-total") >= 2,
+            assertTrue(ConnectFixture.pluginMetricSum(name, "batches-skipped-total") >= 2,
                     "each restarted task acked a committed batch without sending it again");
             fixture.connect.deleteConnector(name);
         } finally {
@@ -142,23 +137,7 @@ class SourceExactlyOnceIT {
 
     /** One event per key per transaction, 20 every 50 ms or so, so the faults land mid-stream. */
     private static Thread produce(String queue) {
-        Thread producer = new Thread(() -> {
-            for (int seq = 0; seq < PER_KEY; seq++) {
-                List<Event> events = new ArrayList<>(KEYS);
-                for (int k = 0; k < KEYS; k++) {
-                    events.add(Event.of("order", "key-" + k + ":" + seq).withPartitionKey("key-" + k));
-                }
-                fixture.pg.send(queue, events);
-                try {
-                    Thread.sleep(50); // paces the producer (rate shaping), not a wait for anything
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }, "it-producer-" + queue);
-        producer.start();
-        return producer;
+        return fixture.producePaced(queue, KEYS, 0, PER_KEY);
     }
 
     private static void assertEveryEventOnce(String name) throws InterruptedException {
@@ -166,18 +145,5 @@ class SourceExactlyOnceIT {
         fixture.awaitSlotsCaughtUp(name, name, SLOTS);
         Map<String, List<Integer>> byKey = fixture.readAllCommitted(name);
         fixture.assertExactlyOnceInOrder(byKey, KEYS, PER_KEY);
-    }
-
-    /** Sum of one plugin metric over the connector's current tasks, read over JMX. */
-    private static double pluginMetricSum(String connector, String attribute) throws Exception {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        double sum = 0;
-        for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                + connector + ",*"), null)) {
-            if (name.getKeyProperty("slot") == null) {
-                sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
-            }
-        }
-        return sum;
     }
 }
