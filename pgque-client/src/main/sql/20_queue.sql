@@ -48,13 +48,16 @@ DECLARE
     v_table text;
     v_ntables int4;
 BEGIN
-    IF i_queue_name IS NULL OR i_queue_name = '' THEN
-        RAISE EXCEPTION 'queue name must not be null or empty' USING ERRCODE = '22023';
+    IF i_queue_name IS NULL THEN
+        RAISE EXCEPTION 'Invalid NULL value' USING ERRCODE = '22023', DETAIL = 'The queue name must not be NULL.';
+    END IF;
+    IF i_queue_name = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
     END IF;
     -- The NOTIFY channel pgque_<name> must fit PostgreSQL's 63-byte identifier limit.
     IF octet_length(i_queue_name) > 57 THEN
-        RAISE EXCEPTION 'queue name too long: % bytes, at most 57 allowed', octet_length(i_queue_name)
-            USING ERRCODE = '22023';
+        RAISE EXCEPTION 'queue name too long: % bytes (max 57). The NOTIFY channel pgque_<name> must fit in 63 bytes.',
+            octet_length(i_queue_name) USING ERRCODE = '22023';
     END IF;
     PERFORM 1 FROM pgque.queue WHERE queue_name = i_queue_name;
     IF FOUND THEN
@@ -103,12 +106,13 @@ DECLARE
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'queue not found: %', x_queue_name USING ERRCODE = 'PQ001';
+        RAISE EXCEPTION 'No such event queue' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', x_queue_name);
     END IF;
     IF EXISTS (SELECT 1 FROM pgque.subscription WHERE sub_queue = q.queue_id) THEN
         IF NOT coalesce(x_force, false) THEN
-            RAISE EXCEPTION 'cannot drop queue %, consumers still attached', x_queue_name
-                USING ERRCODE = '55006';
+            RAISE EXCEPTION 'cannot drop queue, consumers still attached'
+                USING ERRCODE = '55006', DETAIL = format('queue: %s', x_queue_name),
+                      HINT = 'Unsubscribe the consumers first, or call drop_queue(name, true).';
         END IF;
         -- Cooperative workers first (open windows and all), so their main is plain by its turn.
         FOR c IN SELECT co.co_name, s.sub_role FROM pgque.subscription s JOIN pgque.consumer co ON co.co_id = s.sub_consumer
@@ -143,8 +147,15 @@ DECLARE
     v_param text := lower(regexp_replace(coalesce(x_param_name, ''), '^queue_', ''));
     v_column text;
     v_type text;
+    v_ok boolean;
 BEGIN
-    PERFORM pgque.find_queue(x_queue_name);
+    PERFORM 1 FROM pgque.queue WHERE queue_name = x_queue_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'No such event queue' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', x_queue_name);
+    END IF;
+    IF x_param_name IS NULL THEN
+        RAISE EXCEPTION 'Invalid NULL value' USING ERRCODE = '22023', DETAIL = 'The parameter name must not be NULL.';
+    END IF;
     -- Only these columns may be set; the column name comes from this list, never from input.
     SELECT col, typ INTO v_column, v_type FROM (VALUES
         ('ticker_max_count',   'queue_ticker_max_count',   'int4'),
@@ -157,28 +168,28 @@ BEGIN
         ('max_retries',        'queue_max_retries',        'int4')
     ) AS p(name, col, typ) WHERE p.name = v_param;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown queue parameter: % (allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries)',
-            x_param_name USING ERRCODE = '22023';
+        RAISE EXCEPTION 'cannot change parameter "%"', x_param_name USING ERRCODE = '22023',
+            HINT = 'Allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries.';
     END IF;
     IF x_param_value IS NOT NULL THEN
         BEGIN
-            IF v_type = 'int4' THEN
-                IF (v_param = 'max_retries' AND x_param_value::int4 < 0)
-                   OR (v_param <> 'max_retries' AND x_param_value::int4 <= 0) THEN
-                    RAISE EXCEPTION USING ERRCODE = '22023';
-                END IF;
-            ELSIF v_type = 'interval' THEN
-                IF x_param_value::interval <= interval '0' OR NOT isfinite(x_param_value::interval) THEN
-                    RAISE EXCEPTION USING ERRCODE = '22023';
-                END IF;
-            ELSE
-                PERFORM x_param_value::boolean;
-            END IF;
-        EXCEPTION WHEN data_exception OR invalid_parameter_value OR invalid_text_representation OR datetime_field_overflow THEN
+            v_ok := CASE v_type
+                        WHEN 'int4' THEN x_param_value::int4 >= CASE WHEN v_param = 'max_retries' THEN 0 ELSE 1 END
+                        WHEN 'interval' THEN x_param_value::interval > interval '0' AND isfinite(x_param_value::interval)
+                        ELSE x_param_value::boolean IS NOT NULL END;
+        EXCEPTION WHEN data_exception THEN
             RAISE EXCEPTION 'invalid value for %: % (expected a % %)', v_param, x_param_value,
                 CASE WHEN v_type = 'boolean' THEN '' WHEN v_param = 'max_retries' THEN 'non-negative' ELSE 'positive, finite' END,
                 v_type USING ERRCODE = '22023';
         END;
+        IF NOT v_ok THEN
+            -- the value as PostgreSQL prints it, like PgQue: '0 seconds' shows as 00:00:00
+            RAISE EXCEPTION 'set_queue_config: % must be % 0, got %', v_param,
+                CASE WHEN v_param = 'max_retries' THEN '>=' ELSE '>' END,
+                CASE WHEN v_type = 'interval' THEN x_param_value::interval::text ELSE x_param_value::int4::text END
+                USING ERRCODE = '22023', HINT = CASE WHEN v_type = 'interval' THEN 'Intervals must also be finite.'
+                                                     ELSE 'A whole number.' END;
+        END IF;
         EXECUTE format('UPDATE pgque.queue SET %I = $1::%s WHERE queue_name = $2', v_column, v_type)
             USING x_param_value, x_queue_name;
     ELSE

@@ -43,7 +43,8 @@ BEGIN
         RETURN '{}'::bigint[];
     END IF;
     IF i_queue.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
-        RAISE EXCEPTION 'Insert into queue disallowed: %', i_queue.queue_name USING ERRCODE = '55000';
+        RAISE EXCEPTION 'Insert into queue disallowed' USING ERRCODE = '55000',
+            DETAIL = format('Queue %s has disable_insert = true.', i_queue.queue_name);
     END IF;
     v_table := pgque.active_event_table(i_queue.queue_id);
     v_ids := ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, v_n) ORDER BY 1);

@@ -1,5 +1,20 @@
 -- The ticker: a tick stores a snapshot; two consecutive ticks delimit a batch. Admin only.
 
+-- PgQ's reading of a sequence: its last_value, whatever is_called says (a fresh sequence reads
+-- 1, as it does after its first nextval). The ticker counts new events with it, exactly as PgQ
+-- does, so a fresh queue's very first event is not counted as new -- the idle rule below ticks it.
+-- Runs with the caller's rights: reading a sequence needs SELECT on it.
+CREATE OR REPLACE FUNCTION pgque.seq_getval(i_seq_name text)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_value bigint;
+BEGIN
+    EXECUTE format('SELECT last_value FROM %s', i_seq_name::regclass) INTO v_value;
+    RETURN v_value;
+END
+$$;
+
 -- Internal: write one tick for the queue and wake listeners. Unconditional.
 CREATE OR REPLACE FUNCTION pgque.insert_tick(i_queue_id int4)
 RETURNS bigint
@@ -10,7 +25,7 @@ DECLARE
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
     INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq)
-    VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_last_value(q.queue_event_seq))
+    VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_getval(q.queue_event_seq))
     RETURNING tick_id INTO v_tick;
     -- A lossy wake-up hint for consumers that LISTEN; correctness never depends on it.
     IF q.queue_tick_requested THEN
@@ -21,21 +36,18 @@ BEGIN
 END
 $$;
 
--- Internal: refuses to tick a queue whose ticks come from elsewhere or are paused.
-CREATE OR REPLACE FUNCTION pgque.check_tickable(q pgque.queue, i_external boolean)
+-- Replaced by the checks written out in each ticker function (each raises PgQ's own message).
+DROP FUNCTION IF EXISTS pgque.check_tickable(pgque.queue, boolean);
+
+-- Internal: serialises the tickers of one queue (pg_cron's ticker loop, a connector's ticker
+-- duty, an operator's call) until the caller commits. Without it two tickers could both decide
+-- to tick and commit their ticks with snapshots out of tick-id order, and a batch between them
+-- would hand out events again. An advisory lock, not a row lock: a producer's long
+-- REPEATABLE READ transaction holds a share lock on the queue row and must not stall ticking.
+CREATE OR REPLACE FUNCTION pgque.lock_ticker(i_queue_id int4)
 RETURNS void
-LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
-BEGIN
-    IF q.queue_external_ticker AND NOT i_external THEN
-        RAISE EXCEPTION 'queue % has an external ticker', q.queue_name USING ERRCODE = '55000';
-    END IF;
-    IF i_external AND NOT q.queue_external_ticker THEN
-        RAISE EXCEPTION 'queue % does not have an external ticker', q.queue_name USING ERRCODE = '55000';
-    END IF;
-    IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'ticker is paused for queue %', q.queue_name USING ERRCODE = '55000';
-    END IF;
-END
+LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog AS $$
+    SELECT pg_advisory_xact_lock(1885435252, i_queue_id)  -- 1885435252 = 'pgqt' as an int4
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
@@ -47,38 +59,52 @@ DECLARE
     v_prev_time timestamptz;
     v_lag interval;
     v_new bigint;
-    v_prev_gap interval;
 BEGIN
-    q := pgque.find_queue(i_queue_name);
-    PERFORM pgque.check_tickable(q, false);
+    SELECT queue_id INTO q.queue_id FROM pgque.queue WHERE queue_name = i_queue_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'no such queue' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', i_queue_name);
+    END IF;
+    PERFORM pgque.lock_ticker(q.queue_id);
+    -- Read after the lock: a ticker that waited sees the tick the other one made.
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
+    IF q.queue_external_ticker THEN
+        RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = '55000',
+            DETAIL = format('Queue %s gets its ticks from the four-argument ticker().', i_queue_name);
+    END IF;
+    IF q.queue_ticker_paused THEN
+        RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = '55000',
+            DETAIL = format('Queue %s has ticker_paused = true.', i_queue_name);
+    END IF;
 
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF NOT FOUND THEN
         RETURN pgque.insert_tick(q.queue_id);
     END IF;
     IF pg_snapshot_xmin(v_last.tick_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) THEN
-        RAISE EXCEPTION 'last tick of queue % is from the future (xmin % > current %): restored or corrupt state',
-            i_queue_name, pg_snapshot_xmin(v_last.tick_snapshot), pg_snapshot_xmax(pg_current_snapshot()) USING ERRCODE = 'XX000';
+        RAISE EXCEPTION 'Invalid PgQ state: old xmin=%, old xmax=%, cur txid=%',
+            pg_snapshot_xmin(v_last.tick_snapshot), pg_snapshot_xmax(v_last.tick_snapshot), pg_current_xact_id()
+            USING ERRCODE = 'XX000',
+                  DETAIL = format('The last tick of queue %s is from the future: restored or corrupt state.', i_queue_name);
     END IF;
 
     IF q.queue_tick_requested THEN
         RETURN pgque.insert_tick(q.queue_id);
     END IF;
     v_lag := now() - v_last.tick_time;
-    v_new := pgque.seq_last_value(q.queue_event_seq) - v_last.tick_event_seq;
+    v_new := pgque.seq_getval(q.queue_event_seq) - v_last.tick_event_seq;
 
     IF v_new > 0 THEN
         IF v_new < q.queue_ticker_max_count AND v_lag < q.queue_ticker_max_lag THEN
             RETURN NULL;
         END IF;
     ELSE
-        -- Idle: tick spacing doubles until it reaches the idle period.
+        -- Idle: tick spacing doubles until it reaches the idle period. A queue whose last tick
+        -- has no earlier one (a fresh queue) has no spacing to keep and is ticked at once.
         SELECT tick_time INTO v_prev_time FROM pgque.tick
          WHERE tick_queue = q.queue_id AND tick_id < v_last.tick_id
          ORDER BY tick_id DESC LIMIT 1;
-        v_prev_gap := coalesce(v_last.tick_time - v_prev_time, interval '0');
-        IF v_lag < q.queue_ticker_max_lag / 2
-           OR (v_lag < 2 * v_prev_gap AND v_lag < q.queue_ticker_idle_period) THEN
+        IF FOUND AND (v_lag < q.queue_ticker_max_lag / 2
+                      OR (v_lag < 2 * (v_last.tick_time - v_prev_time) AND v_lag < q.queue_ticker_idle_period)) THEN
             RETURN NULL;
         END IF;
     END IF;
@@ -113,13 +139,22 @@ DECLARE
     v_last pgque.tick;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    PERFORM pgque.check_tickable(q, true);
+    PERFORM pgque.lock_ticker(q.queue_id);
+    IF NOT q.queue_external_ticker THEN
+        RAISE EXCEPTION 'queue % is not configured for external ticker (set external_ticker = true first)', i_queue_name
+            USING ERRCODE = '55000';
+    END IF;
+    IF q.queue_ticker_paused THEN
+        RAISE EXCEPTION 'queue % is paused (queue_ticker_paused = true)', i_queue_name USING ERRCODE = '55000';
+    END IF;
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF FOUND AND i_tick_id <= v_last.tick_id THEN
-        RAISE EXCEPTION 'tick id % must be greater than the last tick %', i_tick_id, v_last.tick_id USING ERRCODE = '22023';
+        RAISE EXCEPTION 'external ticker tick_id must be strictly greater than current max (% <= %)', i_tick_id, v_last.tick_id
+            USING ERRCODE = '22023';
     END IF;
     IF FOUND AND i_event_seq < v_last.tick_event_seq THEN
-        RAISE EXCEPTION 'event sequence % is behind the last tick''s %', i_event_seq, v_last.tick_event_seq USING ERRCODE = '22023';
+        RAISE EXCEPTION 'external ticker event_seq must be >= previous tick (% < %)', i_event_seq, v_last.tick_event_seq
+            USING ERRCODE = '22023';
     END IF;
     -- Move the sequences forward, never back.
     IF pgque.seq_last_value(q.queue_tick_seq) < i_tick_id THEN
@@ -146,7 +181,13 @@ DECLARE
     v_tick bigint;
 BEGIN
     q := pgque.find_queue(i_queue_name);
-    PERFORM pgque.check_tickable(q, false);
+    IF q.queue_external_ticker THEN
+        RAISE EXCEPTION 'queue % is configured for external ticker; force_tick does not apply', i_queue_name
+            USING ERRCODE = '55000', HINT = 'Push the next tick with the four-argument ticker().';
+    END IF;
+    IF q.queue_ticker_paused THEN
+        RAISE EXCEPTION 'queue % is paused (queue_ticker_paused = true)', i_queue_name USING ERRCODE = '55000';
+    END IF;
     UPDATE pgque.queue SET queue_tick_requested = true WHERE queue_id = q.queue_id AND NOT queue_tick_requested;
     SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
     RETURN v_tick;

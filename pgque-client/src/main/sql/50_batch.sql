@@ -8,19 +8,24 @@ DECLARE
     v_co int4;
     v_tick bigint;
 BEGIN
-    q := pgque.find_queue(x_queue_name);
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'Event queue not created yet' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', x_queue_name);
+    END IF;
     IF x_consumer_name IS NULL OR x_consumer_name = '' THEN
         RAISE EXCEPTION 'consumer name must not be null or empty' USING ERRCODE = '22023';
     END IF;
     IF x_tick_pos IS NULL THEN
         SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
         IF v_tick IS NULL THEN
-            RAISE EXCEPTION 'queue % has no ticks yet; run the ticker first', x_queue_name USING ERRCODE = '55000';
+            RAISE EXCEPTION 'No ticks for this queue.  Please run ticker on database.' USING ERRCODE = '55000',
+                DETAIL = format('queue: %s', x_queue_name);
         END IF;
     ELSE
         SELECT tick_id INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = x_tick_pos;
         IF NOT FOUND THEN
-            RAISE EXCEPTION 'tick % of queue % does not exist (any more)', x_tick_pos, x_queue_name USING ERRCODE = '22023';
+            RAISE EXCEPTION 'cannot reposition, tick not found: %', x_tick_pos USING ERRCODE = '22023',
+                DETAIL = format('Queue %s has no tick %s (any more).', x_queue_name, x_tick_pos);
         END IF;
     END IF;
     INSERT INTO pgque.consumer (co_name) VALUES (x_consumer_name) ON CONFLICT (co_name) DO NOTHING;
@@ -86,8 +91,8 @@ RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 BEGIN
     IF position('#' IN coalesce(consumer, '')) > 0 THEN
-        RAISE EXCEPTION 'consumer name % contains "#", which is reserved for partition slots; use pgque.subscribe_partitioned()', consumer
-            USING ERRCODE = '22023';
+        RAISE EXCEPTION 'consumer name must not contain the reserved character #: %', consumer
+            USING ERRCODE = '22023', HINT = '# separates the slots of a partitioned consumer; use pgque.subscribe_partitioned().';
     END IF;
     RETURN pgque.register_consumer(queue, consumer);
 END
@@ -145,8 +150,8 @@ BEGIN
     PERFORM pgque.coop_refuse_legacy(s, i_queue_name, i_consumer_name);
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_last_tick;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'position of consumer % (tick %) no longer exists in queue %', i_consumer_name, s.sub_last_tick, i_queue_name
-            USING ERRCODE = 'XX000';
+        RAISE EXCEPTION 'PgQ corruption: Consumer % on queue % does not see tick %', i_consumer_name, i_queue_name, s.sub_last_tick
+            USING ERRCODE = 'XX000', DETAIL = 'The tick at the consumer''s position no longer exists.';
     END IF;
     prev_tick_id := v_last.tick_id;
     prev_tick_time := v_last.tick_time;
@@ -333,10 +338,10 @@ DECLARE
     v_batch bigint;
 BEGIN
     IF i_max_return IS NULL OR i_max_return < 1 THEN
-        RAISE EXCEPTION 'max_return must be at least 1, got %', i_max_return USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.receive: max_return must be >= 1, got %', i_max_return USING ERRCODE = '22023';
     END IF;
     IF position('#' IN coalesce(i_consumer, '')) > 0 THEN
-        RAISE EXCEPTION 'consumer % is a partition slot; use pgque.receive_partitioned()', i_consumer
+        RAISE EXCEPTION 'consumer % is a partition slot consumer; use pgque.receive_partitioned()', i_consumer
             USING ERRCODE = 'PQ009';
     END IF;
     v_batch := pgque.next_batch(i_queue, i_consumer);
@@ -354,7 +359,7 @@ DECLARE
     v_consumer text;
 BEGIN
     IF i_max_return IS NULL OR i_max_return < 1 THEN
-        RAISE EXCEPTION 'max_return must be at least 1, got %', i_max_return USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.read_batch: max_return must be >= 1, got %', i_max_return USING ERRCODE = '22023';
     END IF;
     v_consumer := pgque.batch_consumer_name(i_batch_id);
     IF v_consumer IS NULL THEN
@@ -371,9 +376,11 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.ack(i_batch_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_consumer text := pgque.batch_consumer_name(i_batch_id);
 BEGIN
-    IF position('#' IN coalesce(pgque.batch_consumer_name(i_batch_id), '')) > 0 THEN
-        RAISE EXCEPTION 'batch % belongs to a partition slot; use pgque.ack_partitioned()', i_batch_id
+    IF position('#' IN coalesce(v_consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to partition slot consumer %; use pgque.ack_partitioned()', i_batch_id, v_consumer
             USING ERRCODE = 'PQ009';
     END IF;
     RETURN pgque.finish_batch(i_batch_id);

@@ -33,11 +33,15 @@ CREATE OR REPLACE FUNCTION pgque.partition_check_names(i_queue text, i_consumer 
 RETURNS pgque.queue
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 BEGIN
-    IF i_queue IS NULL OR i_queue = '' OR i_consumer IS NULL OR i_consumer = '' THEN
-        RAISE EXCEPTION 'queue and consumer names must not be null or empty' USING ERRCODE = '22023';
+    IF i_queue IS NULL OR i_queue = '' THEN
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
+    END IF;
+    IF i_consumer IS NULL OR i_consumer = '' THEN
+        RAISE EXCEPTION 'consumer name must not be empty' USING ERRCODE = '22023';
     END IF;
     IF position('#' IN i_consumer) > 0 THEN
-        RAISE EXCEPTION 'consumer name % must not contain "#" (reserved for slot names)', i_consumer USING ERRCODE = '22023';
+        RAISE EXCEPTION 'partitioned consumer name must not contain #: %', i_consumer USING ERRCODE = '22023',
+            DETAIL = '# separates a partitioned consumer''s name from its slot number.';
     END IF;
     RETURN pgque.find_queue(i_queue);
 END
@@ -52,20 +56,26 @@ DECLARE
 BEGIN
     SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = i_queue.queue_id AND co_name = i_consumer;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'consumer % of queue % is not a partitioned consumer; call pgque.subscribe_partitioned() first',
-            i_consumer, i_queue.queue_name USING ERRCODE = 'PQ006';
+        RAISE EXCEPTION 'consumer % on queue % is not a partitioned consumer; call pgque.subscribe_slot() first',
+            i_consumer, i_queue.queue_name USING ERRCODE = 'PQ006',
+            HINT = 'pgque.subscribe_partitioned() subscribes all slots at one tick.';
     END IF;
     RETURN v_n;
 END
 $$;
 
--- Internal: refuses a slot number outside 0..n-1.
-CREATE OR REPLACE FUNCTION pgque.check_slot(i_slot int, i_n int)
+-- Internal: refuses a slot number outside 0..n-1 (naming the consumer when one is given).
+DROP FUNCTION IF EXISTS pgque.check_slot(int, int);
+CREATE OR REPLACE FUNCTION pgque.check_slot(i_slot int, i_n int, i_consumer text, i_queue text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog AS $$
 BEGIN
     IF i_slot IS NULL OR i_slot < 0 OR i_slot >= i_n THEN
-        RAISE EXCEPTION 'slot % out of range 0..%', i_slot, i_n - 1 USING ERRCODE = 'PQ006';
+        IF i_consumer IS NULL THEN
+            RAISE EXCEPTION 'slot % out of range for n=% (valid: 0..%)', i_slot, i_n, i_n - 1 USING ERRCODE = 'PQ006';
+        END IF;
+        RAISE EXCEPTION 'slot % out of range for consumer % on queue % (valid: 0..%)', i_slot, i_consumer, i_queue, i_n - 1
+            USING ERRCODE = 'PQ006';
     END IF;
 END
 $$;
@@ -77,14 +87,17 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
     v_pinned int4;
 BEGIN
-    IF i_n IS NULL OR i_n < 1 OR i_n > 256 THEN
-        RAISE EXCEPTION 'slot count n must be between 1 and 256, got %', i_n USING ERRCODE = '22023';
+    IF i_n IS NULL OR i_n < 1 THEN
+        RAISE EXCEPTION 'slot count n must be >= 1, got %', i_n USING ERRCODE = '22023';
+    END IF;
+    IF i_n > 256 THEN
+        RAISE EXCEPTION 'slot count n must be <= 256, got %', i_n USING ERRCODE = '22023';
     END IF;
     INSERT INTO pgque.partition_consumer (queue_id, co_name, n) VALUES (i_queue.queue_id, i_consumer, i_n)
     ON CONFLICT (queue_id, co_name) DO UPDATE SET n = pgque.partition_consumer.n
     RETURNING n INTO v_pinned;
     IF v_pinned <> i_n THEN
-        RAISE EXCEPTION 'wrong slot count for consumer % of queue %: pinned n=%, caller passed n=%',
+        RAISE EXCEPTION 'consumer % on queue % is pinned to n=%; got n=% (unsubscribe all slots to change the slot count)',
             i_consumer, i_queue.queue_name, v_pinned, i_n USING ERRCODE = 'PQ006';
     END IF;
 END
@@ -97,7 +110,7 @@ DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
 BEGIN
     PERFORM pgque.partition_pin(q, i_consumer, i_n);
-    PERFORM pgque.check_slot(i_slot, i_n);
+    PERFORM pgque.check_slot(i_slot, i_n, NULL, NULL);
     PERFORM pgque.register_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
     INSERT INTO pgque.partition_slot (queue_id, co_name, slot) VALUES (q.queue_id, i_consumer, i_slot)
     ON CONFLICT DO NOTHING;
@@ -161,7 +174,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    PERFORM pgque.check_slot(i_slot, v_n);
+    PERFORM pgque.check_slot(i_slot, v_n, i_consumer, i_queue);
     PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
     DELETE FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot;
     DELETE FROM pgque.partition_consumer pc
@@ -202,14 +215,15 @@ DECLARE
     v_now timestamptz;
 BEGIN
     IF i_worker IS NULL OR i_worker = '' THEN
-        RAISE EXCEPTION 'worker id must not be null or empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = '22023';
     END IF;
     IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl < interval '1 second' THEN
-        RAISE EXCEPTION 'lease ttl must be a finite interval of at least 1 second, got %', i_ttl USING ERRCODE = '22023';
+        RAISE EXCEPTION 'lease ttl must be >= 1 second, got %', i_ttl USING ERRCODE = '22023',
+            DETAIL = 'The lease TTL must also be finite.';
     END IF;
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
-    PERFORM pgque.check_slot(i_slot, v_n);
+    PERFORM pgque.check_slot(i_slot, v_n, i_consumer, i_queue);
     SELECT * INTO r FROM pgque.partition_slot
      WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
        FOR UPDATE SKIP LOCKED;
@@ -218,7 +232,8 @@ BEGIN
         IF FOUND THEN
             RETURN NULL;
         END IF;
-        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
+            USING ERRCODE = 'PQ006';
     END IF;
     v_now := clock_timestamp();
     IF r.lease_owner = i_worker THEN
@@ -251,7 +266,8 @@ BEGIN
      WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
        FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
+            USING ERRCODE = 'PQ006';
     END IF;
     IF r.lease_owner IS DISTINCT FROM i_worker THEN
         RETURN false;
@@ -280,27 +296,31 @@ DECLARE
     s pgque.subscription;
 BEGIN
     IF i_slot IS NULL OR i_n IS NULL OR i_worker IS NULL THEN
-        RAISE EXCEPTION 'slot, n and worker must not be null' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'queue, consumer, slot, and n must not be null' USING ERRCODE = '22023';
+    END IF;
+    IF i_worker IS NULL OR i_worker = '' THEN
+        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = '22023';
     END IF;
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
     IF v_n <> i_n THEN
-        RAISE EXCEPTION 'wrong slot count for consumer % of queue %: pinned n=%, caller passed n=%',
+        RAISE EXCEPTION 'wrong slot count for consumer % on queue %: pinned n=%, caller passed n=%',
             i_consumer, i_queue, v_n, i_n USING ERRCODE = 'PQ006';
     END IF;
-    PERFORM pgque.check_slot(i_slot, v_n);
+    PERFORM pgque.check_slot(i_slot, v_n, i_consumer, i_queue);
     SELECT * INTO r FROM pgque.partition_slot
      WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
        FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
+            USING ERRCODE = 'PQ006';
     END IF;
     IF r.lease_owner IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not leased; call pgque.claim_slot() first',
             i_slot, i_consumer, i_queue USING ERRCODE = 'PQ005';
     END IF;
     IF r.lease_owner <> i_worker THEN
-        RAISE EXCEPTION 'slot % of consumer % on queue % is held by worker %, not %; fenced',
+        RAISE EXCEPTION 'lease on slot % of consumer % on queue % is held by worker %, not %; fenced',
             i_slot, i_consumer, i_queue, r.lease_owner, i_worker USING ERRCODE = 'PQ004';
     END IF;
     -- Every read and ack renews; an expired lease nobody took over is simply renewed.
@@ -308,7 +328,8 @@ BEGIN
      WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
     s := pgque.lock_subscription(q.queue_id, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
     IF s.sub_id IS NULL THEN
-        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ006';
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
+            USING ERRCODE = 'PQ006';
     END IF;
     RETURN s;
 END
@@ -322,7 +343,7 @@ DECLARE
     v_batch bigint;
 BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
-        RAISE EXCEPTION 'max must be at least 1, got %', i_max USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.receive_partitioned: max must be >= 1, got %', i_max USING ERRCODE = '22023';
     END IF;
     PERFORM pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
     v_batch := pgque.next_batch(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
@@ -341,7 +362,7 @@ DECLARE
     s pgque.subscription;
 BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
-        RAISE EXCEPTION 'max must be at least 1, got %', i_max USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.read_batch_partitioned: max must be >= 1, got %', i_max USING ERRCODE = '22023';
     END IF;
     s := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
     IF s.sub_batch IS NULL THEN
@@ -372,7 +393,7 @@ DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
     IF s.sub_batch IS NULL THEN
-        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
+        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch to nack', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
     END IF;
     RETURN pgque.nack_core(s.sub_batch, (i_msg).msg_id, i_retry_after, i_reason, i_slot, i_n);
 END

@@ -53,8 +53,17 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_time timestamptz)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
-    SELECT pgque.retry_event_core(pgque.batch_subscription(x_batch_id), x_batch_id, x_event_id, x_retry_time, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.batch_subscription(x_batch_id);
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pgque.batch_event_rows(x_batch_id, x_event_id - 1, 1, NULL, NULL) r
+                    WHERE r.ev_id = x_event_id) THEN
+        RAISE EXCEPTION 'event not found' USING ERRCODE = 'PQ008',
+            DETAIL = format('Batch %s has no event %s.', x_batch_id, x_event_id);
+    END IF;
+    RETURN pgque.retry_event_core(s, x_batch_id, x_event_id, x_retry_time, NULL, NULL);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_seconds integer)
@@ -67,9 +76,13 @@ CREATE OR REPLACE FUNCTION pgque.batch_retry(i_batch_id bigint, i_retry_seconds 
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
-    s pgque.subscription := pgque.batch_subscription(i_batch_id);
+    s pgque.subscription;
     v_count int;
 BEGIN
+    SELECT * INTO s FROM pgque.subscription WHERE sub_batch = i_batch_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'batch_retry: batch % not found', i_batch_id USING ERRCODE = 'PQ003';
+    END IF;
     INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
     SELECT now() + make_interval(secs => greatest(coalesce(i_retry_seconds, 0), 0)), s.sub_queue, e.ev_id, e.ev_time,
@@ -113,10 +126,12 @@ CREATE OR REPLACE FUNCTION pgque.nack(i_batch_id bigint, i_msg pgque.message,
     i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_consumer text := pgque.batch_consumer_name(i_batch_id);
 BEGIN
-    IF position('#' IN coalesce(pgque.batch_consumer_name(i_batch_id), '')) > 0 THEN
-        RAISE EXCEPTION 'batch % belongs to a partition slot; use pgque.nack_partitioned()', i_batch_id
-            USING ERRCODE = 'PQ009';
+    IF position('#' IN coalesce(v_consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to partition slot consumer %; retry slot batches via pgque.nack_partitioned()',
+            i_batch_id, v_consumer USING ERRCODE = 'PQ009';
     END IF;
     RETURN pgque.nack_core(i_batch_id, (i_msg).msg_id, i_retry_after, i_reason, NULL, NULL);
 END
@@ -164,24 +179,51 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
      LIMIT greatest(coalesce(i_limit_count, 100), 0)
 $$;
 
+-- Internal: re-sends the given dead letters of one queue as new events (new ids, in dl_id
+-- order) and removes them; returns the new ids. The rows must be locked by the caller.
+CREATE OR REPLACE FUNCTION pgque.dlq_resend(i_queue_id int4, i_dl_ids bigint[])
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    d record;
+BEGIN
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
+    SELECT array_agg(ev_type ORDER BY dl_id) AS types, array_agg(ev_data ORDER BY dl_id) AS payloads,
+           array_agg(ev_extra1 ORDER BY dl_id) AS e1, array_agg(ev_extra2 ORDER BY dl_id) AS e2,
+           array_agg(ev_extra3 ORDER BY dl_id) AS e3, array_agg(ev_extra4 ORDER BY dl_id) AS e4
+      INTO d
+      FROM pgque.dead_letter WHERE dl_queue_id = i_queue_id AND dl_id = ANY (i_dl_ids);
+    DELETE FROM pgque.dead_letter WHERE dl_queue_id = i_queue_id AND dl_id = ANY (i_dl_ids);
+    RETURN pgque.insert_events_raw(q, d.types, d.payloads, d.e1, d.e2, d.e3, d.e4);
+END
+$$;
+
 -- Re-sends a dead letter as a new event (new id) and removes it from the dead letters.
 CREATE OR REPLACE FUNCTION pgque.dlq_replay(i_dead_letter_id bigint)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
 DECLARE
-    d pgque.dead_letter;
-    q pgque.queue;
-    v_ids bigint[];
+    v_queue int4;
 BEGIN
-    SELECT * INTO d FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id FOR UPDATE;
+    SELECT dl_queue_id INTO v_queue FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'dead letter not found: %', i_dead_letter_id USING ERRCODE = '22023';
+        RAISE EXCEPTION 'dead letter entry not found: %', i_dead_letter_id USING ERRCODE = '22023';
     END IF;
-    SELECT * INTO q FROM pgque.queue WHERE queue_id = d.dl_queue_id;
-    v_ids := pgque.insert_events_raw(q, ARRAY[d.ev_type], ARRAY[d.ev_data],
-        ARRAY[d.ev_extra1], ARRAY[d.ev_extra2], ARRAY[d.ev_extra3], ARRAY[d.ev_extra4]);
-    DELETE FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id;
-    RETURN v_ids[1];
+    RETURN (pgque.dlq_resend(v_queue, ARRAY[i_dead_letter_id]))[1];
+END
+$$;
+
+-- Re-sends every dead letter of the queue, oldest first; returns how many.
+CREATE OR REPLACE FUNCTION pgque.dlq_replay_all(i_queue_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+BEGIN
+    q := pgque.find_queue(i_queue_name);
+    RETURN cardinality(pgque.dlq_resend(q.queue_id, ARRAY(
+        SELECT dl_id FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id ORDER BY dl_id FOR UPDATE)));
 END
 $$;
 

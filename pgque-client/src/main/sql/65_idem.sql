@@ -23,7 +23,8 @@ DECLARE
     q pgque.queue;
 BEGIN
     IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl <= interval '0' THEN
-        RAISE EXCEPTION 'ttl must be a positive, finite interval, got %', i_ttl USING ERRCODE = '22023';
+        RAISE EXCEPTION 'ttl must be a positive interval' USING ERRCODE = '22023',
+            DETAIL = format('Got %s; the TTL must also be finite.', coalesce(i_ttl::text, 'NULL'));
     END IF;
     q := pgque.find_queue(i_queue);
     IF NOT 'pgque.maint_idem' = ANY (coalesce(q.queue_extra_maint, '{}'::text[])) THEN
@@ -96,8 +97,8 @@ DECLARE
 BEGIN
     PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
     IF i_idem_keys IS NULL OR array_position(i_idem_keys, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'idem_key must not be null (position %)', coalesce(array_position(i_idem_keys, NULL), 0)
-            USING ERRCODE = '22023';
+        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = '22023',
+            DETAIL = format('Position %s of the idempotency keys is NULL.', coalesce(array_position(i_idem_keys, NULL), 0));
     END IF;
     q := pgque.idem_prepare(i_queue, i_ttl);
     IF cardinality(i_payloads) = 0 THEN

@@ -20,8 +20,8 @@ BEGIN
         RETURN 0;
     END IF;
     IF pgque.current_txid() < q.queue_switch_step1 THEN
-        RAISE EXCEPTION 'queue %: current txid is below the last switch; restored or corrupt state', i_queue_name
-            USING ERRCODE = 'XX000';
+        RAISE EXCEPTION 'queue % maint failure: step1=%, current=%', i_queue_name, q.queue_switch_step1, pgque.current_txid()
+            USING ERRCODE = 'XX000', DETAIL = 'The current transaction id is below the last switch: restored or corrupt state.';
     END IF;
 
     -- The slowest cursor decides: while it may still need events written before the last

@@ -4,6 +4,7 @@
 REVOKE ALL ON ALL TABLES IN SCHEMA pgque FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgque FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgque FROM PUBLIC;
+REVOKE ALL ON ALL PROCEDURES IN SCHEMA pgque FROM PUBLIC;
 REVOKE ALL ON SCHEMA pgque FROM PUBLIC;
 
 GRANT USAGE ON SCHEMA pgque TO pgque_reader, pgque_writer, pgque_admin;
@@ -12,6 +13,7 @@ GRANT USAGE ON SCHEMA pgque TO pgque_reader, pgque_writer, pgque_admin;
 GRANT ALL ON ALL TABLES IN SCHEMA pgque TO pgque_admin;
 GRANT ALL ON ALL SEQUENCES IN SCHEMA pgque TO pgque_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgque TO pgque_admin;
+GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pgque TO pgque_admin;
 
 -- reader: read the bookkeeping tables, consume.
 GRANT SELECT ON pgque.queue, pgque.consumer, pgque.subscription, pgque.tick, pgque.retry_queue,
@@ -41,6 +43,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.get_batch_info(bigint),
     pgque.version(),
     pgque.dlq_inspect(text, int),
+    pgque.consumer_stats(),
     pgque.slot_of(text, int),
     pgque.slot_consumer_name(text, int, int),
     pgque.subscribe_partitioned(text, text, int),
@@ -80,6 +83,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.send_batch(text, text, text[]),
     pgque.send_events(text, text[], text[], text[], text[], text[], text[]),
     pgque.dlq_replay(bigint),
+    pgque.dlq_replay_all(text),
     pgque.send_idem(text, text, text, text, interval, text),
     pgque.send_idem(text, text, jsonb, text, interval, text),
     pgque.send_idem_events(text, text[], text[], text[], interval, text[], text[], text[]),
@@ -101,9 +105,13 @@ GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 REVOKE ALL ON FUNCTION
     pgque.find_queue(text),
     pgque.lock_subscription(int4, text),
-    pgque.check_tickable(pgque.queue, boolean),
+    pgque.lock_ticker(int4),
+    pgque.cron_jobs(),
+    pgque.cron_version(),
+    pgque.version_at_least(text, text),
+    pgque.dlq_resend(int4, bigint[]),
     pgque.first_page(bigint, int, int, int),
-    pgque.check_slot(int, int),
+    pgque.check_slot(int, int, text, text),
     pgque.current_txid(),
     pgque.seq_last_value(text),
     pgque.insert_tick(int4),
@@ -132,3 +140,6 @@ REVOKE ALL ON FUNCTION
     pgque.coop_nack_window(pgque.subscription, text),
     pgque.coop_unregister_member(text, text, integer)
 FROM pgque_admin;
+
+-- Removing the engine is for the schema's owner alone.
+REVOKE ALL ON FUNCTION pgque.uninstall() FROM pgque_admin;

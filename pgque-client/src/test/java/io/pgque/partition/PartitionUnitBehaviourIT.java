@@ -239,8 +239,10 @@ class PartitionUnitBehaviourIT {
             Pq.send(ds, q, "evt", "p" + i, "key-" + i);
         }
         Pq.tick(ds, q);
+        // an estimate from the ticks' sequence readings, which (as in PgQ) do not count a fresh
+        // queue's very first event
         for (Map<String, Object> r : Pq.status(ds, q, "w")) {
-            assertTrue(((Number) r.get("pending_events")).longValue() >= 3, "pre-drain " + r);
+            assertTrue(((Number) r.get("pending_events")).longValue() >= 2, "pre-drain " + r);
         }
         Pq.drainSlot(ds, q, "w", 0, 2, "w1", 100);
         Pq.drainSlot(ds, q, "w", 1, 2, "w1", 100);

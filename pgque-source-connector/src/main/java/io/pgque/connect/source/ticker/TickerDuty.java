@@ -2,6 +2,7 @@ package io.pgque.connect.source.ticker;
 
 import io.pgque.client.Operations;
 import io.pgque.client.PgQue;
+import io.pgque.connect.source.config.SourceConfigDef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,12 @@ public final class TickerDuty implements AutoCloseable {
         schedule(scheduler, new Job("maint_retry_events", operations::maintRetryEvents), retryEvery);
         log.info("Ticker duty started: ticker every {} ms, maint every {} ms, retries every {} ms",
                 tickEvery.toMillis(), maintEvery.toMillis(), retryEvery.toMillis());
+        // Said once, at start: pgque.start() jobs and this duty may both tick, harmlessly.
+        scheduler.execute(() -> DatabaseTicking.scheduledBy(dataSource).ifPresent(detail -> log.warn(
+                "Ticking is already scheduled inside the database ({}). This ticker duty runs as well, which is"
+                        + " harmless (the engine serialises tickers per queue and ticks only when a tick is due)"
+                        + " but redundant: set {}=false to leave ticking to the database",
+                detail, SourceConfigDef.TICKER_ENABLED)));
         return new TickerDuty(scheduler);
     }
 
