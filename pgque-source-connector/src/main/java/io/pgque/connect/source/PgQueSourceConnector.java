@@ -31,7 +31,9 @@ import java.util.Map;
 /**
  * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
  * with N slots, then gives task {@code i} of {@code M} the slots {@code k mod M = i}, and the
- * ticker duty (when enabled) to task 0 only. The data path is in {@link PgQueSourceTask}.
+ * ticker duty (when enabled) to task 0 only. With {@code pgque.mode=cooperative} it sets up a
+ * cooperative consumer instead and every task is one of its workers ({@code coop} package). The
+ * data path is in {@link PgQueSourceTask}.
  */
 public class PgQueSourceConnector extends SourceConnector {
 

@@ -102,16 +102,20 @@ class SourceExactlyOnceIT {
                 + "when (old.sub_batch is not null and new.sub_batch is null) execute function public.it_fail_acks()");
         try {
             startConnector(name);
-            Thread producer = produce(name);
+            Thread first = fixture.producePaced(name, KEYS, 0, PER_KEY / 2);
             QueueFixture.await("records flowing", ConnectFixture.DELIVERY_TIMEOUT,
                     () -> fixture.recordCount(name) > 300);
+            first.join(ConnectFixture.DELIVERY_TIMEOUT.toMillis());
+            // The fault goes on before the second half is sent: on a slow machine the first half
+            // may be all delivered by now, and a task with nothing left to ack would never fail.
             fixture.pg.execute("update public.it_fault set acks_fail = true");
+            Thread second = fixture.producePaced(name, KEYS, PER_KEY / 2, PER_KEY);
             fixture.connect.assertions().assertConnectorIsRunningAndTasksHaveFailed(name, 2,
                     "both tasks died on a lost ack");
             fixture.pg.execute("update public.it_fault set acks_fail = false");
             fixture.connect.restartConnectorAndTasks(name, true, true, false);
             fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, "tasks back");
-            producer.join(ConnectFixture.DELIVERY_TIMEOUT.toMillis());
+            second.join(ConnectFixture.DELIVERY_TIMEOUT.toMillis());
             assertEveryEventOnce(name);
             assertTrue(ConnectFixture.pluginMetricSum(name, "batches-skipped-total") >= 2,
                     "each restarted task acked a committed batch without sending it again");
