@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- PgQue engine for pgque-kafka-connect: the install and upgrade script.
 -- pgque-engine-version: @ENGINE_VERSION@
 --

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Install guard: never touch a pgque schema that another installer created (an upstream PgQue
 -- or PgQ install would be broken by ours), and never downgrade.
 

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Three NOLOGIN roles, created once per cluster. Reader and writer are siblings (a producer
 -- cannot consume, a consumer cannot produce); admin is a member of both.
 DO $roles$

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Tables, types and sequences shared by all queues. Per-queue event tables are created by
 -- pgque.create_queue(). Names and key columns follow PgQ/PgQue so existing monitoring queries
 -- keep working.

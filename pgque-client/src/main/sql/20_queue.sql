@@ -1,9 +1,14 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Queue life cycle: create, drop, configure. Admin only.
 
 -- Internal: the queue row, or a PQ001 error naming the queue.
 CREATE OR REPLACE FUNCTION pgque.find_queue(i_queue_name text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -19,7 +24,7 @@ $$;
 -- lock is the receive lock), or NULL fields when the consumer is not subscribed.
 CREATE OR REPLACE FUNCTION pgque.lock_subscription(i_queue_id int4, i_consumer_name text)
 RETURNS pgque.subscription
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT sub.* FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
      WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
        FOR UPDATE OF sub
@@ -35,13 +40,13 @@ $$;
 -- Internal: the event sequence's latest value (0 before the first event).
 CREATE OR REPLACE FUNCTION pgque.seq_last_value(i_seq text)
 RETURNS bigint
-LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT coalesce(pg_sequence_last_value(i_seq::regclass), 0)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_id    int4;
     v_pfx   text;
@@ -99,7 +104,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.drop_queue(x_queue_name text, x_force boolean)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     c record;
@@ -136,13 +141,13 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.drop_queue(x_queue_name text)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.drop_queue(x_queue_name, false)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.set_queue_config(x_queue_name text, x_param_name text, x_param_value text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_param text := lower(regexp_replace(coalesce(x_param_name, ''), '^queue_', ''));
     v_column text;

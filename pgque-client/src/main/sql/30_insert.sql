@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Producing: every path ends in pgque.insert_events_raw, which writes into the queue's active
 -- event table. Writer role.
 
@@ -11,7 +16,7 @@
 -- transaction) instead of a row written to a table readers no longer scan.
 CREATE OR REPLACE FUNCTION pgque.active_event_table(i_queue_id int4)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_table text;
 BEGIN
@@ -33,7 +38,7 @@ CREATE OR REPLACE FUNCTION pgque.insert_events_raw(
     i_queue pgque.queue, i_types text[], i_payloads text[],
     i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
 RETURNS bigint[]
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_n     int := coalesce(cardinality(i_payloads), 0);
     v_ids   bigint[];
@@ -89,43 +94,43 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_data text,
     ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT (pgque.insert_events_raw(pgque.find_queue(queue_name), ARRAY[ev_type], ARRAY[ev_data],
             ARRAY[ev_extra1], ARRAY[ev_extra2], ARRAY[ev_extra3], ARRAY[ev_extra4]))[1]
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_data text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(queue_name, ev_type, ev_data, NULL, NULL, NULL, NULL)
 $$;
 
 -- The modern send API. jsonb payloads are stored as their canonical text; text payloads
 -- verbatim.
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, payload jsonb) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(queue_name, 'default', payload::text, NULL, NULL, NULL, NULL)
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, payload text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(queue_name, 'default', payload, NULL, NULL, NULL, NULL)
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, type_name text, payload jsonb) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(queue_name, type_name, payload::text, NULL, NULL, NULL, NULL)
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, type_name text, payload text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(queue_name, type_name, payload, NULL, NULL, NULL, NULL)
 $$;
 -- Keyed send: the partition key goes to ev_extra1 (no default on the key, so these never
 -- collide with the three-argument forms).
 CREATE OR REPLACE FUNCTION pgque.send(i_queue text, i_type text, i_payload jsonb, i_partition_key text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(i_queue, i_type, i_payload::text, i_partition_key, NULL, NULL, NULL)
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(i_queue text, i_type text, i_payload text, i_partition_key text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.insert_event(i_queue, i_type, i_payload, i_partition_key, NULL, NULL, NULL)
 $$;
 
@@ -133,7 +138,7 @@ CREATE OR REPLACE FUNCTION pgque.send_events(i_queue text, i_types text[], i_pay
     i_partition_keys text[] DEFAULT NULL, i_extra2 text[] DEFAULT NULL,
     i_extra3 text[] DEFAULT NULL, i_extra4 text[] DEFAULT NULL)
 RETURNS bigint[]
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -144,7 +149,7 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads text[]) RETURNS bigint[]
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     PERFORM pgque.check_event_arrays(payloads, NULL, NULL, NULL, NULL, NULL);
     IF cardinality(payloads) = 0 THEN
@@ -156,14 +161,14 @@ BEGIN
 END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads text[]) RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.send_batch(queue_name, 'default', payloads)
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads jsonb[]) RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.send_batch(queue_name, type_name, payloads::text[])
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads jsonb[]) RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.send_batch(queue_name, 'default', payloads::text[])
 $$;

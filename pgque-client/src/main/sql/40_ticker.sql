@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- The ticker: a tick stores a snapshot; two consecutive ticks delimit a batch. Admin only.
 
 -- PgQ's reading of a sequence: its last_value, whatever is_called says (a fresh sequence reads
@@ -18,7 +23,7 @@ $$;
 -- Internal: write one tick for the queue and wake listeners. Unconditional.
 CREATE OR REPLACE FUNCTION pgque.insert_tick(i_queue_id int4)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
@@ -52,7 +57,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
@@ -114,7 +119,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker()
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_name text;
     v_count bigint := 0;
@@ -133,7 +138,7 @@ $$;
 -- External ticker (e.g. ticks replayed from another database).
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text, i_tick_id bigint, i_orig_timestamp timestamptz, i_event_seq bigint)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
@@ -175,7 +180,7 @@ $$;
 -- could race with producers.)
 CREATE OR REPLACE FUNCTION pgque.force_next_tick(i_queue_name text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
@@ -196,6 +201,62 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.force_tick(i_queue_name text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.force_next_tick(i_queue_name)
+$$;
+
+-- One round of a ticker that runs every i_period: ticks what pgque.ticker() ticks, and also
+-- every queue whose events have waited i_period since its last tick, whatever the queue's
+-- ticker_max_count and ticker_max_lag (events counted by the last tick whose transaction
+-- committed only after it included); so run every i_period it bounds how long events wait
+-- for a tick. Rounds run one at a time in the whole database: a round that finds another one
+-- running returns NULL at once (a transaction-scoped advisory lock), so any number of callers
+-- can share the duty and whoever is alive carries it. Otherwise returns how many queues ticked.
+CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    q pgque.queue;
+    v_last pgque.tick;
+    v_tick bigint;
+    v_due boolean;
+    v_count bigint := 0;
+BEGIN
+    IF i_period IS NULL OR i_period <= interval '0' THEN
+        RAISE EXCEPTION 'ticker period must be positive, was %', i_period USING ERRCODE = '22023';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(hashtext('pgque.ticker_round')) THEN
+        RETURN NULL;
+    END IF;
+    FOR q IN SELECT * FROM pgque.queue
+              WHERE NOT queue_external_ticker AND NOT queue_ticker_paused
+              ORDER BY queue_name LOOP
+        v_tick := pgque.ticker(q.queue_name);
+        v_due := false;
+        IF v_tick IS NULL THEN
+            SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
+            IF FOUND AND now() - v_last.tick_time >= i_period THEN
+                v_due := pgque.seq_last_value(q.queue_event_seq) > v_last.tick_event_seq;
+                IF NOT v_due THEN
+                    -- The last tick may have counted events whose transaction was still running
+                    -- when it was taken: they are in no batch yet, and the count alone would
+                    -- not tick again for them. Tick once they are visible.
+                    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s e WHERE e.ev_txid >= $1
+                                       AND NOT pg_visible_in_snapshot(e.ev_txid, $2)
+                                       AND pg_visible_in_snapshot(e.ev_txid, pg_current_snapshot()))',
+                                   q.queue_data_pfx)
+                       INTO v_due
+                      USING pg_snapshot_xmin(v_last.tick_snapshot), v_last.tick_snapshot;
+                END IF;
+            END IF;
+            IF v_due THEN
+                v_tick := pgque.insert_tick(q.queue_id);
+            END IF;
+        END IF;
+        IF v_tick IS NOT NULL THEN
+            v_count := v_count + 1;
+        END IF;
+    END LOOP;
+    RETURN v_count;
+END
 $$;

@@ -1,8 +1,13 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Consuming: subscriptions, batches, and which events a batch holds. Reader role.
 
 CREATE OR REPLACE FUNCTION pgque.register_consumer_at(x_queue_name text, x_consumer_name text, x_tick_pos bigint)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_co int4;
@@ -52,13 +57,13 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.register_consumer(x_queue_name text, x_consumer_name text)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.register_consumer_at(x_queue_name, x_consumer_name, NULL)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.unregister_consumer(x_queue_name text, x_consumer_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     s pgque.subscription;
@@ -88,7 +93,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.subscribe(queue text, consumer text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF position('#' IN coalesce(consumer, '')) > 0 THEN
         RAISE EXCEPTION 'consumer name must not contain the reserved character #: %', consumer
@@ -100,7 +105,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe(queue text, consumer text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF position('#' IN coalesce(consumer, '')) > 0 THEN
         RAISE EXCEPTION 'consumer % is a partition slot; use pgque.unsubscribe_partitioned() or pgque.unsubscribe_slot()', consumer
@@ -116,7 +121,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.find_next_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
     i_min_interval interval)
 RETURNS pgque.tick
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT t.* FROM pgque.tick t
      WHERE t.tick_queue = i_last.tick_queue AND t.tick_id > i_last.tick_id
        AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
@@ -135,7 +140,7 @@ CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     s pgque.subscription;
@@ -180,24 +185,14 @@ CREATE OR REPLACE FUNCTION pgque.next_batch_info(i_queue_name text, i_consumer_n
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT * FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.next_batch(i_queue_name text, i_consumer_name text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT batch_id FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
-$$;
-
--- The hash slot of a partition key among n slots: sign-normalised, NULL key in slot 0.
--- hashtextextended (not hashtext) because its values are stable across PostgreSQL majors.
--- No SET clause and fully qualified names, so the planner can inline it into batch reads.
-CREATE OR REPLACE FUNCTION pgque.slot_of(i_key text, i_n int)
-RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT CASE WHEN i_key IS NULL THEN 0
-                ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
 $$;
 
 -- Internal: the events of an open batch, in ev_id order, optionally after a given ev_id, at
@@ -211,7 +206,7 @@ CREATE OR REPLACE FUNCTION pgque.batch_event_rows(i_batch_id bigint, i_after_ev_
     i_slot int, i_n int)
 RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v record;
     v_tx_min bigint;
@@ -269,7 +264,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.get_batch_events(x_batch_id bigint)
 RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid bigint, ev_retry int4, ev_type text, ev_data text,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT r.ev_id, r.ev_time, r.ev_txid::text::bigint, r.ev_retry, r.ev_type, r.ev_data,
            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
       FROM pgque.batch_event_rows(x_batch_id, NULL, NULL, NULL, NULL) r
@@ -278,7 +273,7 @@ $$;
 -- Internal: a page of a batch as messages.
 CREATE OR REPLACE FUNCTION pgque.batch_messages(i_batch_id bigint, i_after_ev_id bigint, i_limit int, i_slot int, i_n int)
 RETURNS SETOF pgque.message
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT r.ev_id, i_batch_id, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
       FROM pgque.batch_event_rows(i_batch_id, i_after_ev_id, i_limit, i_slot, i_n) r
@@ -289,7 +284,7 @@ $$;
 -- moving and no batch id is left dangling.
 CREATE OR REPLACE FUNCTION pgque.first_page(i_batch_id bigint, i_limit int, i_slot int, i_n int)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     RETURN QUERY SELECT * FROM pgque.batch_messages(i_batch_id, NULL, i_limit, i_slot, i_n);
     IF NOT FOUND THEN
@@ -300,7 +295,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.finish_batch(x_batch_id bigint)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_role text;
 BEGIN
@@ -326,14 +321,14 @@ $$;
 -- Internal: the consumer name of an open batch (NULL when no such batch).
 CREATE OR REPLACE FUNCTION pgque.batch_consumer_name(i_batch_id bigint)
 RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT c.co_name FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
      WHERE s.sub_batch = i_batch_id
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.receive(i_queue text, i_consumer text, i_max_return int DEFAULT 100)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_batch bigint;
 BEGIN
@@ -354,7 +349,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.read_batch(i_batch_id bigint, i_after_msg_id bigint DEFAULT NULL, i_max_return int DEFAULT 1000)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_consumer text;
 BEGIN
@@ -375,7 +370,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ack(i_batch_id bigint)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_consumer text := pgque.batch_consumer_name(i_batch_id);
 BEGIN

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Cooperative consumers (experimental): one logical consumer's stream split across a pool of
 -- workers, each tick window to exactly one of them. Reader role.
 --
@@ -10,7 +15,7 @@
 -- Internal: the role of a subscription, read without locking (NULL when not subscribed).
 CREATE OR REPLACE FUNCTION pgque.coop_role(i_queue_id int4, i_consumer_name text)
 RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT sub.sub_role FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
      WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
 $$;
@@ -18,7 +23,7 @@ $$;
 -- Internal: whether a main row still has members.
 CREATE OR REPLACE FUNCTION pgque.coop_has_members(i_main pgque.subscription)
 RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT EXISTS (SELECT 1 FROM pgque.subscription m
                     WHERE m.sub_queue = i_main.sub_queue AND m.sub_id = i_main.sub_id AND m.sub_role = 'coop_member')
 $$;
@@ -27,7 +32,7 @@ $$;
 -- they outlive the member (dead letters cascade away with their consumer row).
 CREATE OR REPLACE FUNCTION pgque.coop_group_consumer(s pgque.subscription)
 RETURNS int4
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT CASE WHEN s.sub_role = 'coop_member'
                 THEN coalesce((SELECT m.sub_consumer FROM pgque.subscription m
                                 WHERE m.sub_queue = s.sub_queue AND m.sub_id = s.sub_id AND m.sub_role = 'coop_main'),
@@ -38,7 +43,7 @@ $$;
 -- Internal: refuses the plain batch API on cooperative rows, saying what to call instead.
 CREATE OR REPLACE FUNCTION pgque.coop_refuse_legacy(s pgque.subscription, i_queue_name text, i_consumer_name text)
 RETURNS void
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF s.sub_role = 'coop_main' THEN
         RAISE EXCEPTION 'consumer % on queue % is a cooperative main consumer; use cooperative receive/next_batch with a subconsumer',
@@ -61,7 +66,7 @@ $$;
 -- a dot; "#" is reserved for partition slots.
 CREATE OR REPLACE FUNCTION pgque.coop_check_names(i_queue text, i_consumer text, i_subconsumer text)
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' THEN
         RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
@@ -89,7 +94,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.register_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
     i_convert_normal boolean DEFAULT false)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
     q pgque.queue := pgque.find_queue(i_queue);
@@ -140,7 +145,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.subscribe_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
     i_convert_normal boolean DEFAULT false)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.register_subconsumer(i_queue, i_consumer, i_subconsumer, i_convert_normal)
 $$;
 
@@ -148,7 +153,7 @@ $$;
 -- (attributed to the main) once retried max_retries times, otherwise retry in 60 seconds.
 CREATE OR REPLACE FUNCTION pgque.coop_nack_window(s pgque.subscription, i_reason text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_max int4;
     v_count int;
@@ -181,7 +186,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.unregister_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
     i_batch_handling integer DEFAULT 0)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
     q pgque.queue;
@@ -225,7 +230,7 @@ $$;
 -- Internal: unregister_subconsumer for a member given by its full name "<consumer>.<sub>".
 CREATE OR REPLACE FUNCTION pgque.coop_unregister_member(i_queue text, i_member_name text, i_batch_handling integer)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.unregister_subconsumer(i_queue, split_part(i_member_name, '.', 1),
                                         substr(i_member_name, position('.' IN i_member_name) + 1), i_batch_handling)
 $$;
@@ -233,7 +238,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
     i_batch_handling integer DEFAULT 0)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.unregister_subconsumer(i_queue, i_consumer, i_subconsumer, i_batch_handling)
 $$;
 
@@ -244,7 +249,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue text, i_consumer text, i_subconsumer text,
     i_min_lag interval, i_min_count int4, i_min_interval interval, i_dead_interval interval DEFAULT NULL,
     OUT batch_id bigint, OUT prev_tick_id bigint, OUT next_tick_id bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
     q pgque.queue := pgque.find_queue(i_queue);
@@ -329,14 +334,14 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.next_batch(i_queue text, i_consumer text, i_subconsumer text,
     i_dead_interval interval DEFAULT NULL)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT batch_id FROM pgque.next_batch_custom(i_queue, i_consumer, i_subconsumer, NULL, NULL, NULL, i_dead_interval)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.receive_coop(i_queue text, i_consumer text, i_subconsumer text,
     i_max_return int DEFAULT 100, i_dead_interval interval DEFAULT NULL)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_batch bigint;
 BEGIN
@@ -355,7 +360,7 @@ $$;
 -- the work (an update inside the worker's open transaction would not be seen by its siblings).
 CREATE OR REPLACE FUNCTION pgque.touch_subconsumer(i_queue text, i_consumer text, i_subconsumer text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
     v_count int;

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Partition keys: N hash slots per logical consumer, each an ordinary subscription named
 -- "<consumer>#<k>/<N>" with its own cursor, each claimed by one worker at a time under a lease.
 -- Per-key order holds because every event of a key lands in one slot and a slot has one
@@ -22,6 +27,17 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
 
+-- The hash slot of a partition key among n slots: sign-normalised, NULL key in slot 0.
+-- hashtextextended (not hashtext) because its values are stable across PostgreSQL majors.
+-- No SET clause and fully qualified names, so the planner can inline it into batch reads
+-- (50_batch.sql calls it from dynamic SQL, resolved at run time).
+CREATE OR REPLACE FUNCTION pgque.slot_of(i_key text, i_n int)
+RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN i_key IS NULL THEN 0
+                ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_name(i_consumer text, i_slot int, i_n int)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -31,7 +47,7 @@ $$;
 -- Internal: checks names and returns the queue.
 CREATE OR REPLACE FUNCTION pgque.partition_check_names(i_queue text, i_consumer text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' THEN
         RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
@@ -50,7 +66,7 @@ $$;
 -- Internal: the pinned N of a partitioned consumer, or a PQ006 error.
 CREATE OR REPLACE FUNCTION pgque.partition_pinned_n(i_queue pgque.queue, i_consumer text)
 RETURNS int4
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_n int4;
 BEGIN
@@ -83,7 +99,7 @@ $$;
 -- Internal: pins N for the consumer (first caller wins, race-free) or checks it.
 CREATE OR REPLACE FUNCTION pgque.partition_pin(i_queue pgque.queue, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_pinned int4;
 BEGIN
@@ -105,7 +121,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.subscribe_slot(i_queue text, i_consumer text, i_slot int, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
 BEGIN
@@ -121,7 +137,7 @@ $$;
 -- slot that starts later silently loses the events ticked before it existed).
 CREATE OR REPLACE FUNCTION pgque.subscribe_partitioned(i_queue text, i_consumer text, i_n int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_tick bigint;
@@ -165,7 +181,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_slot(i_queue text, i_consumer text, i_slot int)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
@@ -185,7 +201,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_partitioned(i_queue text, i_consumer text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
@@ -207,7 +223,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.claim_slot(i_queue text, i_consumer text, i_slot int, i_worker text,
     i_ttl interval DEFAULT '30 seconds')
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_n int4;
@@ -255,7 +271,7 @@ $$;
 -- successor process events this worker may still be working on.
 CREATE OR REPLACE FUNCTION pgque.release_slot(i_queue text, i_consumer text, i_slot int, i_worker text)
 RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4 := pgque.partition_pinned_n(q, i_consumer);
@@ -288,7 +304,7 @@ $$;
 -- and renews it. Returns the slot subscription.
 CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS pgque.subscription
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_n int4;
@@ -338,7 +354,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int DEFAULT 100)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_batch bigint;
 BEGIN
@@ -357,7 +373,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_after_msg_id bigint, i_max int DEFAULT 1000)
 RETURNS SETOF pgque.message
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
 BEGIN
@@ -374,7 +390,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
@@ -385,10 +401,27 @@ BEGIN
 END
 $$;
 
+-- Acks the slot's open batch only if it is i_batch_id: a reader whose earlier ack (and the
+-- receive in the same transaction) committed without it hearing back must not finish the next
+-- batch, which it has not seen. 0 when the slot has no open batch or another one.
+CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
+    i_batch_id bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
+        RETURN 0;
+    END IF;
+    RETURN pgque.finish_batch(s.sub_batch);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.nack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_msg pgque.message, i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN

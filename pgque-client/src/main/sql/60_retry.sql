@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Failure paths: retry later, or dead letter once an event has been retried max_retries times.
 
 -- Internal: the canonical copy of one event of an open batch (optionally within a slot), or a
@@ -5,7 +10,7 @@
 CREATE OR REPLACE FUNCTION pgque.batch_event(i_batch_id bigint, i_ev_id bigint, i_slot int, i_n int)
 RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_ev_id IS NOT NULL THEN
         RETURN QUERY SELECT * FROM pgque.batch_event_rows(i_batch_id, i_ev_id - 1, 1, i_slot, i_n) r
@@ -20,7 +25,7 @@ $$;
 -- Internal: the open batch's subscription, or a PQ003 error.
 CREATE OR REPLACE FUNCTION pgque.batch_subscription(i_batch_id bigint)
 RETURNS pgque.subscription
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
 BEGIN
@@ -36,7 +41,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.retry_event_core(s pgque.subscription, i_batch_id bigint, i_ev_id bigint,
     i_retry_time timestamptz, i_slot int, i_n int)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_count int;
 BEGIN
@@ -53,7 +58,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_time timestamptz)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.batch_subscription(x_batch_id);
 BEGIN
@@ -68,13 +73,13 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_seconds integer)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.event_retry(x_batch_id, x_event_id, now() + make_interval(secs => greatest(coalesce(x_retry_seconds, 0), 0)))
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.batch_retry(i_batch_id bigint, i_retry_seconds integer)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
     v_count int;
@@ -100,7 +105,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.nack_core(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
     i_reason text, i_slot int, i_n int)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.batch_subscription(i_batch_id);
     e record;
@@ -125,7 +130,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.nack(i_batch_id bigint, i_msg pgque.message,
     i_retry_after interval DEFAULT '60 seconds', i_reason text DEFAULT NULL)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_consumer text := pgque.batch_consumer_name(i_batch_id);
 BEGIN
@@ -142,7 +147,7 @@ $$;
 -- owner only. One mover at a time (the lock conflicts with itself, not with nack).
 CREATE OR REPLACE FUNCTION pgque.maint_retry_events()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_moved int;
@@ -172,7 +177,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.dlq_inspect(i_queue_name text, i_limit_count int DEFAULT 100)
 RETURNS SETOF pgque.dead_letter
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT d.* FROM pgque.dead_letter d
      WHERE d.dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
      ORDER BY d.dl_time DESC, d.dl_id DESC
@@ -183,7 +188,7 @@ $$;
 -- order) and removes them; returns the new ids. The rows must be locked by the caller.
 CREATE OR REPLACE FUNCTION pgque.dlq_resend(i_queue_id int4, i_dl_ids bigint[])
 RETURNS bigint[]
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     d record;
@@ -202,7 +207,7 @@ $$;
 -- Re-sends a dead letter as a new event (new id) and removes it from the dead letters.
 CREATE OR REPLACE FUNCTION pgque.dlq_replay(i_dead_letter_id bigint)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_queue int4;
 BEGIN
@@ -217,7 +222,7 @@ $$;
 -- Re-sends every dead letter of the queue, oldest first; returns how many.
 CREATE OR REPLACE FUNCTION pgque.dlq_replay_all(i_queue_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -229,7 +234,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.dlq_purge(i_queue_name text, i_older_than interval DEFAULT '30 days')
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_count int;
 BEGIN

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Producer idempotency: a TTL window of idempotency keys per queue (like SQS deduplication ids).
 -- The claim and the event share the caller's transaction, so a rolled-back send frees its key
 -- and no key is ever claimed without its event. Writer role.
@@ -18,7 +23,7 @@ CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
 -- Internal: TTL check, and wiring of the queue's expired-key cleanup into maint() on first use.
 CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)
 RETURNS pgque.queue
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -40,7 +45,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.send_idem(i_queue text, i_type text, i_payload text, i_idem_key text,
     i_ttl interval DEFAULT '1 hour', i_partition_key text DEFAULT NULL)
 RETURNS TABLE (event_id bigint, deduped boolean)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_claimed boolean;
@@ -77,7 +82,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.send_idem(i_queue text, i_type text, i_payload jsonb, i_idem_key text,
     i_ttl interval DEFAULT '1 hour', i_partition_key text DEFAULT NULL)
 RETURNS TABLE (event_id bigint, deduped boolean)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT * FROM pgque.send_idem(i_queue, i_type, i_payload::text, i_idem_key, i_ttl, i_partition_key)
 $$;
 
@@ -86,7 +91,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.send_idem_events(i_queue text, i_types text[], i_payloads text[], i_idem_keys text[],
     i_ttl interval, i_partition_keys text[] DEFAULT NULL, i_extra3 text[] DEFAULT NULL, i_extra4 text[] DEFAULT NULL)
 RETURNS TABLE (ord int, event_id bigint, deduped boolean)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_first_keys text[];
@@ -149,7 +154,7 @@ $$;
 -- Deletes up to 10,000 expired keys of the queue; returns 1 when there may be more.
 CREATE OR REPLACE FUNCTION pgque.maint_idem(i_queue_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.find_queue(i_queue_name);
     v_count int;
@@ -165,7 +170,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.maint_idem()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_name text;
     v_more int := 0;

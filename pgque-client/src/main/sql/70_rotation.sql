@@ -1,10 +1,15 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Rotation reclaims storage by TRUNCATE instead of DELETE + VACUUM. Two steps that must run
 -- in separate transactions: step 1 switches the active table, step 2 (later) records a txid
 -- issued after the switch was committed, from which on only the new table is written.
 
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step1(i_queue_name text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_lowest bigint;
@@ -64,7 +69,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step2()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_count int;
 BEGIN
@@ -79,7 +84,7 @@ $$;
 -- operations performed.
 CREATE OR REPLACE FUNCTION pgque.maint()
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_fn text;

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Kafka offsets stored with the events (this project's addition, for the sink connector's
 -- exactly-once mode): the sink writes a batch of events and the next offset of each Kafka
 -- partition in ONE transaction, and on start seeks each partition to what is stored here.
@@ -15,7 +20,7 @@ CREATE TABLE IF NOT EXISTS pgque.sink_offset (
 -- The stored next offset of every partition of a connector (those never written are absent).
 CREATE OR REPLACE FUNCTION pgque.sink_offsets(i_connector text)
 RETURNS TABLE (topic text, kafka_partition int4, next_offset bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT o.topic, o.kafka_partition, o.next_offset FROM pgque.sink_offset o
      WHERE o.connector = i_connector
      ORDER BY o.topic, o.kafka_partition
@@ -52,7 +57,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.sink_commit_offsets(i_connector text, i_topics text[], i_partitions int4[],
     i_expected bigint[], i_next bigint[])
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_n int := pgque.sink_check_call(i_connector, i_topics, i_partitions,
                                      ARRAY[cardinality(i_expected), cardinality(i_next)]);
@@ -104,7 +109,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.sink_set_offsets(i_connector text, i_topics text[], i_partitions int4[],
     i_next bigint[])
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_forgotten int;
     v_set int;
@@ -134,7 +139,7 @@ $$;
 -- starts from Kafka's offset. Returns how many partitions were forgotten.
 CREATE OR REPLACE FUNCTION pgque.sink_reset_offsets(i_connector text)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_forgotten int;
 BEGIN

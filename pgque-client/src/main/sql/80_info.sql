@@ -1,8 +1,13 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Observability. Reader role.
 
 CREATE OR REPLACE FUNCTION pgque.version()
 RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT engine_version FROM pgque.engine_info
 $$;
 
@@ -11,7 +16,7 @@ RETURNS TABLE (queue_name text, queue_ntables int4, queue_cur_table int4, queue_
                queue_switch_time timestamptz, queue_external_ticker boolean, queue_ticker_paused boolean,
                queue_ticker_max_count int4, queue_ticker_max_lag interval, queue_ticker_idle_period interval,
                ticker_lag interval, ev_per_sec float8, ev_new bigint, last_tick_id bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT q.queue_name, q.queue_ntables, q.queue_cur_table, q.queue_rotation_period, q.queue_switch_time,
            q.queue_external_ticker, q.queue_ticker_paused, q.queue_ticker_max_count, q.queue_ticker_max_lag,
            q.queue_ticker_idle_period,
@@ -40,14 +45,14 @@ RETURNS TABLE (queue_name text, queue_ntables int4, queue_cur_table int4, queue_
                queue_switch_time timestamptz, queue_external_ticker boolean, queue_ticker_paused boolean,
                queue_ticker_max_count int4, queue_ticker_max_lag interval, queue_ticker_idle_period interval,
                ticker_lag interval, ev_per_sec float8, ev_new bigint, last_tick_id bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT * FROM pgque.get_queue_info(NULL::text)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.get_consumer_info(i_queue_name text, i_consumer_name text)
 RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_seen interval, last_tick bigint,
                current_batch bigint, next_tick bigint, pending_events bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT q.queue_name, c.co_name, now() - cur.tick_time, now() - s.sub_active, s.sub_last_tick,
            s.sub_batch, s.sub_next_tick,
            greatest(last.tick_event_seq - cur.tick_event_seq, 0)
@@ -65,21 +70,21 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.get_consumer_info(i_queue_name text)
 RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_seen interval, last_tick bigint,
                current_batch bigint, next_tick bigint, pending_events bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT * FROM pgque.get_consumer_info(i_queue_name, NULL)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.get_consumer_info()
 RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_seen interval, last_tick bigint,
                current_batch bigint, next_tick bigint, pending_events bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT * FROM pgque.get_consumer_info(NULL, NULL)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.get_batch_info(x_batch_id bigint)
 RETURNS TABLE (queue_name text, consumer_name text, batch_start timestamptz, batch_end timestamptz,
                prev_tick_id bigint, tick_id bigint, lag interval, seq_start bigint, seq_end bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT q.queue_name, c.co_name, t1.tick_time, t2.tick_time, t1.tick_id, t2.tick_id,
            now() - t2.tick_time, t1.tick_event_seq, t2.tick_event_seq
       FROM pgque.subscription s

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Running the engine from inside the database: pg_cron jobs for the ticker and maintenance,
 -- the sub-second ticker loop, a health roll-up, and removal. Plus the small PgQ helpers that
 -- PgQ/PgQue scripts call. Admin only unless noted in 90_grants.sql.
@@ -11,7 +16,7 @@ ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS ticker_loop_ms int NOT NULL DE
 -- PgQ helper: the event table a producer inserting directly must write to now.
 CREATE OR REPLACE FUNCTION pgque.current_event_table(x_queue_name text)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
 BEGIN
@@ -39,7 +44,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.set_tick_period_ms(p_period_ms integer)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF p_period_ms IS NULL OR p_period_ms < 1 OR p_period_ms > 1000 OR 1000 % p_period_ms <> 0 THEN
         RAISE EXCEPTION 'tick_period_ms must be an exact divisor of 1000 between 1 and 1000 (got %)', p_period_ms
@@ -99,7 +104,7 @@ $$;
 -- updates the jobs. The jobs run as the engine's owner (this function runs with its rights).
 CREATE OR REPLACE FUNCTION pgque.start()
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_version text := pgque.cron_version();
     v_cron_db text := current_setting('cron.database_name', true);
@@ -136,7 +141,7 @@ $$;
 -- scheduled.
 CREATE OR REPLACE FUNCTION pgque.stop()
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     UPDATE pgque.config SET ticker_loop_ms = 1000;
     IF pgque.cron_version() IS NULL THEN
@@ -160,7 +165,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.consumer_stats()
 RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_seen interval, last_tick bigint,
                current_batch bigint, pending_events bigint, retry_events bigint, dead_letters bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT i.queue_name, i.consumer_name, i.lag, i.last_seen, i.last_tick, i.current_batch, i.pending_events,
            (SELECT count(*) FROM pgque.retry_queue r
               JOIN pgque.subscription s ON s.sub_id = r.ev_owner
@@ -179,7 +184,7 @@ $$;
 -- is older than twice its idle period (an idle queue is ticked at least once per idle period).
 CREATE OR REPLACE FUNCTION pgque.status()
 RETURNS TABLE (component text, status text, detail text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_cron text := pgque.cron_version();
     v_period int;

@@ -1,3 +1,8 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
 -- Deny by default, then grant each role exactly its API. Re-applied on every install because
 -- a newly created function is executable by PUBLIC until revoked.
 
@@ -55,6 +60,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.receive_partitioned(text, text, int, int, text, int),
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.ack_partitioned(text, text, int, int, text),
+    pgque.ack_partitioned(text, text, int, int, text, bigint),
     pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
     pgque.register_subconsumer(text, text, text, boolean),
     pgque.subscribe_subconsumer(text, text, text, boolean),

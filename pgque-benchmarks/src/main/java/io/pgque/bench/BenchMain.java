@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.bench;
 
 import java.util.Arrays;
@@ -14,7 +18,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: BenchMain engine|slots|sink|source|chart [--jdbc-url=jdbc:postgresql://...]");
+            System.err.println("usage: BenchMain engine|slots|sink|source|source-throughput|source-latency|chart [--jdbc-url=jdbc:postgresql://...]");
             System.exit(2);
         }
         if (args[0].equals("chart")) {
@@ -31,8 +35,10 @@ public final class BenchMain {
                 case "slots" -> new SlotBenchmark(server).run();
                 case "sink" -> new SinkBenchmark(server).run();
                 case "source" -> new SourceBenchmark(server).run();
+                case "source-throughput" -> new SourceThroughputBenchmark(server).run();
+                case "source-latency" -> new SourceLatencyBenchmark(server).run();
                 default -> {
-                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, chart)");
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, source-throughput, source-latency, chart)");
                     System.exit(2);
                 }
             }

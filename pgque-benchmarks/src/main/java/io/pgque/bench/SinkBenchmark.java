@@ -1,22 +1,26 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.bench;
 
 import io.pgque.connect.sink.PgQueSinkConnector;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,13 +28,16 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * Records per second through the sink connector (1 and 2 tasks, each in both delivery modes)
- * against the raw baseline: the same payloads sent with {@code send_events} in batches of 500
- * from one plain JDBC connection, on the same server in the same run. The exactly-once rows
- * price what that mode adds to each put: the offsets statement and its row locks, in the same
- * transaction as the events. Every run, baseline and sink, is timed by the events it wrote
- * (first to last insert transaction), so the connector's start-up is not counted; the topic is
- * filled beforehand.
+ * Records per second through the sink connector against two raw baselines measured on the same
+ * server in the same run: batched INSERTs of the same documents into a plain table, and
+ * {@code send_events} calls from one plain JDBC connection. 200,000 documents of ~1 KB over
+ * 1,000 keys, pre-loaded on two topics of 3 partitions: one as {@code JsonConverter} writes a
+ * Struct with {@code schemas.enable=true}, one as JSON text read with {@code StringConverter}.
+ * The server runs with {@code fsync} and {@code synchronous_commit} on.
+ *
+ * <p>Every run is timed by the rows it wrote (first to last insert transaction), so the
+ * connector's start-up is not counted. Each path first does one full run as warm-up; rounds
+ * then interleave the rows, and each row shows its median run.
  *
  * <p>The broker and the Connect worker run in this JVM (PostgreSQL in its own process), so the
  * CPU figure is this JVM's process CPU time over the run's wall time, in cores: the worker's
@@ -38,126 +45,177 @@ import java.util.Properties;
  */
 final class SinkBenchmark {
 
-    private static final int RECORDS = 50_000;
-    private static final int KEYS = 200;
-    private static final int BASELINE_BATCH = 500;
-    private static final int ROUNDS = 3;
-    private static final int PARTITIONS = 2;
-    private static final String TOPIC = "bench_in";
+    private static final int RECORDS = 200_000;
+    private static final int BASELINE_BATCH = 1_000;
+    // -Dsink.rounds=N and -Dsink.warmup=2,3 (rows to warm up; "" for none) shorten a run, for
+    // profiling (java -cp ... io.pgque.bench.BenchMain sink).
+    private static final int ROUNDS = Integer.getInteger("sink.rounds", 3);
+    // -Dsink.pgstats=true prints the server's statements by total time over the measured rounds.
+    private static final boolean PG_STATS = Boolean.getBoolean("sink.pgstats");
+    private static final String WARM_UP = System.getProperty("sink.warmup", "0,1,2,3");
+    private static final int PARTITIONS = 3;
+    private static final String STRUCT_TOPIC = "bench_struct";
+    private static final String STRING_TOPIC = "bench_string";
+    private static final String TYPE = "FileCreated";
+
+    private enum Values { STRUCT, STRING }
+
+    private record Row(String label, RunBody body) {
+    }
 
     private final BenchServer server;
-    private final List<String> keys = new ArrayList<>(RECORDS);
-    private final List<String> payloads = new ArrayList<>(RECORDS);
 
     SinkBenchmark(BenchServer server) {
         this.server = server;
-        for (int i = 0; i < RECORDS; i++) {
-            keys.add("tenant-" + (i % KEYS));
-            payloads.add(kilobyteJson(i));
-        }
     }
 
     void run() throws Exception {
         EmbeddedConnectCluster connect = startCluster();
         try (Connection c = server.connect()) {
             preload(connect);
-            // A full run of each path first: class loading, the first consumer group join and
-            // the JIT's compiling (a path keeps getting faster over its first tens of thousands
-            // of records) are then charged to no figure.
-            baseline(c, queue(c, "warm_baseline"));
-            runSink(connect, c, queue(c, "warm_up"), 1, false, RECORDS);
-            runSink(connect, c, queue(c, "warm_up_eos"), 1, true, RECORDS);
+            List<Row> rows = List.of(
+                    new Row("baseline: batched INSERT into a plain table, " + BASELINE_BATCH + " rows per transaction",
+                            name -> timedInsert(c, name)),
+                    new Row("baseline: send_events, " + BASELINE_BATCH + " events per call, one JDBC connection",
+                            name -> timedQueue(c, name, q -> RawWrites.sendEvents(c, q, TYPE, RECORDS, BASELINE_BATCH,
+                                    Documents::json, Documents::key))),
+                    new Row("sink, 1 task, Struct values (JsonConverter), at_least_once",
+                            name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRUCT, 1, Map.of()))),
+                    new Row("sink, 1 task, String values (StringConverter), at_least_once",
+                            name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRING, 1, Map.of()))),
+                    new Row("sink, 2 tasks, Struct values, at_least_once",
+                            name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRUCT, 2, Map.of()))),
+                    new Row("sink, 1 task, Struct values, exactly_once",
+                            name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRUCT, 1,
+                                    Map.of("pgque.delivery.guarantee", "exactly_once")))),
+                    new Row("sink, 1 task, Struct values, at_least_once, dedup on",
+                            name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRUCT, 1,
+                                    Map.of("pgque.dedup.key", "${topic}-${partition}-${offset}",
+                                            "pgque.dedup.ttl.ms", "3600000")))));
 
-            // Rounds interleave the rows, so a burst of load from elsewhere hits one run of each
-            // row, not every run of one; each row shows its median run. Within a round each
-            // exactly-once row comes right after its at-least-once twin.
-            List<List<Run>> runs = new ArrayList<>();
-            for (int row = 0; row < 5; row++) {
-                runs.add(new ArrayList<>());
+            // A full run of each kind of path first: class loading, the first consumer group
+            // join and the JIT's compiling are then charged to no figure.
+            for (String row : WARM_UP.split(",")) {
+                if (!row.isBlank()) {
+                    rows.get(Integer.parseInt(row.trim())).body().run("warm_" + row.trim());
+                }
             }
+
+            if (PG_STATS) {
+                execute(c, "create extension if not exists pg_stat_statements");
+                execute(c, "select pg_stat_statements_reset()");
+            }
+            // Rounds interleave the rows, so a burst of load from elsewhere hits one run of each
+            // row, not every run of one.
+            List<List<Run>> runs = new ArrayList<>();
+            rows.forEach(r -> runs.add(new ArrayList<>()));
             for (int round = 0; round < ROUNDS; round++) {
-                runs.get(0).add(measure(c, "raw_baseline", round, q -> baseline(c, q)));
-                runs.get(1).add(measure(c, "sink_1_task", round, q -> runSink(connect, c, q, 1, false, RECORDS)));
-                runs.get(2).add(measure(c, "sink_1_task_eos", round, q -> runSink(connect, c, q, 1, true, RECORDS)));
-                runs.get(3).add(measure(c, "sink_2_tasks", round, q -> runSink(connect, c, q, 2, false, RECORDS)));
-                runs.get(4).add(measure(c, "sink_2_tasks_eos", round, q -> runSink(connect, c, q, 2, true, RECORDS)));
+                for (int row = 0; row < rows.size(); row++) {
+                    Run run = rows.get(row).body().run("r" + round + "_" + row);
+                    runs.get(row).add(run);
+                    System.err.printf(Locale.ROOT, "round %d, %s: %.2f s%n", round, rows.get(row).label(), run.seconds());
+                }
             }
 
             System.out.println();
-            System.out.printf(Locale.ROOT, "### Sink: %,d records of ~%d B JSON (%d keys, %d partitions), "
-                    + "first to last insert transaction; median of %d runs%n%n", RECORDS, averageBytes(),
-                    KEYS, PARTITIONS, ROUNDS);
-            System.out.printf(Locale.ROOT, "| %-62s | %8s | %8s | %10s | %6s | %14s |%n",
+            System.out.printf(Locale.ROOT, "### Sink: %,d records of ~%d B JSON (%d keys, %d partitions), fsync and "
+                    + "synchronous_commit on; first to last insert transaction; median of %d runs%n%n", RECORDS,
+                    Documents.averageBytes(1000), Documents.KEYS, PARTITIONS, ROUNDS);
+            System.out.printf(Locale.ROOT, "| %-70s | %8s | %8s | %10s | %6s | %14s |%n",
                     "what", "records", "seconds", "records/s", "ratio", "JVM CPU, cores");
-            System.out.println("|" + "-".repeat(64) + "|" + "-".repeat(10) + "|" + "-".repeat(10) + "|"
+            System.out.println("|" + "-".repeat(72) + "|" + "-".repeat(10) + "|" + "-".repeat(10) + "|"
                     + "-".repeat(12) + "|" + "-".repeat(8) + "|" + "-".repeat(16) + "|");
-            Run baseline = Run.median(runs.get(0));
-            row("baseline: send_events, batches of " + BASELINE_BATCH + ", one JDBC connection", baseline, baseline);
-            row("sink connector, 1 task, at_least_once", Run.median(runs.get(1)), baseline);
-            row("sink connector, 1 task, exactly_once", Run.median(runs.get(2)), baseline);
-            row("sink connector, 2 tasks, at_least_once", Run.median(runs.get(3)), baseline);
-            row("sink connector, 2 tasks, exactly_once", Run.median(runs.get(4)), baseline);
+            Run insert = Run.median(runs.get(0));
+            Run sendEvents = Run.median(runs.get(1));
+            print(rows.get(0).label(), insert, null);
+            print(rows.get(1).label() + " (ratio to INSERT)", sendEvents, insert);
+            for (int row = 2; row < rows.size(); row++) {
+                print(rows.get(row).label(), Run.median(runs.get(row)), sendEvents);
+            }
+            System.out.println();
+            System.out.println("Ratios of sink rows are to the send_events baseline. Per-round ratios (same round):");
+            for (int row = 1; row < rows.size(); row++) {
+                StringBuilder line = new StringBuilder("- " + rows.get(row).label() + ":");
+                for (int round = 0; round < ROUNDS; round++) {
+                    Run base = runs.get(row == 1 ? 0 : 1).get(round);
+                    line.append(String.format(Locale.ROOT, " %.2f", base.seconds() / runs.get(row).get(round).seconds()));
+                }
+                System.out.println(line);
+            }
+            Run struct = Run.median(runs.get(2));
+            System.out.printf(Locale.ROOT, "String / Struct %.2f; 2 tasks / 1 task %.2f; exactly_once / at_least_once %.2f; "
+                            + "dedup on / off %.2f%n",
+                    struct.seconds() / Run.median(runs.get(3)).seconds(), struct.seconds() / Run.median(runs.get(4)).seconds(),
+                    struct.seconds() / Run.median(runs.get(5)).seconds(), struct.seconds() / Run.median(runs.get(6)).seconds());
+            if (PG_STATS) {
+                PgStatements.print(c, 12);
+            }
         } finally {
             connect.stop();
         }
     }
 
-    private String queue(Connection c, String name) throws SQLException {
-        execute(c, "select pgque.create_queue('" + name + "')");
-        return name;
-    }
-
-    /**
-     * Runs {@code body} on a fresh queue and times it by the events it wrote: from the first
-     * insert transaction's start to the last one's (the engine stamps {@code ev_time} with the
-     * transaction's start). Connect's connector start-up (config topic, rebalances, group join)
-     * is left out, as the baseline has none: it took about half a second per run and varied
-     * with what the worker had done just before.
-     */
-    private Run measure(Connection c, String row, int round, QueueBody body) throws Exception {
-        String queue = queue(c, row + "_r" + round);
-        Run whole = measure(() -> body.run(queue));
-        try (PreparedStatement ps = c.prepareStatement("select extract(epoch from max(ev_time) - min(ev_time)) from "
-                + eventTable(c, queue))) {
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new Run(rs.getDouble(1), whole.cpuCores());
-            }
-        }
-    }
-
-    private record Run(double seconds, double cpuCores) {
-        static Run median(List<Run> runs) {
-            List<Run> sorted = new ArrayList<>(runs);
-            sorted.sort(java.util.Comparator.comparingDouble(Run::seconds));
-            return sorted.get(sorted.size() / 2);
-        }
-    }
-
-    private interface Body {
-        void run() throws Exception;
+    private interface RunBody {
+        Run run(String name) throws Exception;
     }
 
     private interface QueueBody {
         void run(String queue) throws Exception;
     }
 
-    private static Run measure(Body body) throws Exception {
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    private record Run(double seconds, double cpuCores) {
+        static Run median(List<Run> runs) {
+            List<Run> sorted = new ArrayList<>(runs);
+            sorted.sort(Comparator.comparingDouble(Run::seconds));
+            return sorted.get(sorted.size() / 2);
+        }
+    }
+
+    private static void print(String what, Run run, Run baseline) {
+        double rate = RECORDS / run.seconds();
+        String ratio = baseline == null ? "-" : String.format(Locale.ROOT, "%.2f", baseline.seconds() / run.seconds());
+        System.out.printf(Locale.ROOT, "| %-70s | %8d | %8.2f | %10.0f | %6s | %14.2f |%n",
+                what, RECORDS, run.seconds(), rate, ratio, run.cpuCores());
+    }
+
+    /** The raw INSERT baseline on a fresh plain table, timed by its rows' transaction start times. */
+    private Run timedInsert(Connection c, String name) throws Exception {
+        String table = "plain_" + name;
+        RawWrites.createPlainTable(c, table);
+        double cpu = cpuCores(() -> RawWrites.insert(c, table, TYPE, RECORDS, BASELINE_BATCH, Documents::json, Documents::key));
+        double seconds = span(c, "select extract(epoch from max(created) - min(created)) from " + table);
+        execute(c, "drop table " + table);
+        return new Run(seconds, cpu);
+    }
+
+    /**
+     * Runs {@code body} on a fresh queue and times it by the events it wrote: from the first
+     * insert transaction's start to the last one's (the engine stamps {@code ev_time} with the
+     * transaction's start). Connect's connector start-up (config topic, rebalances, group join)
+     * is left out, as the baselines have none.
+     */
+    private Run timedQueue(Connection c, String name, QueueBody body) throws Exception {
+        String queue = "q_" + name;
+        execute(c, "select pgque.create_queue('" + queue + "')");
+        double cpu = cpuCores(() -> body.run(queue));
+        double seconds = span(c, "select extract(epoch from max(ev_time) - min(ev_time)) from " + eventTable(c, queue));
+        // 200 MB a run: dropped at once, so the disk holds one run's rows at a time.
+        execute(c, "select pgque.drop_queue('" + queue + "', true)");
+        return new Run(seconds, cpu);
+    }
+
+    private static double cpuCores(Work body) throws Exception {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpuStart = os.getProcessCpuTime();
         long start = System.nanoTime();
         body.run();
         long wall = System.nanoTime() - start;
-        long cpu = os.getProcessCpuTime() - cpuStart;
-        return new Run(wall / 1e9, cpu / (double) wall);
-    }
-
-    private static void row(String what, Run run, Run baseline) {
-        double rate = RECORDS / run.seconds();
-        double baseRate = RECORDS / baseline.seconds();
-        System.out.printf(Locale.ROOT, "| %-62s | %8d | %8.2f | %10.0f | %6.2f | %14.2f |%n",
-                what, RECORDS, run.seconds(), rate, rate / baseRate, run.cpuCores());
+        return (os.getProcessCpuTime() - cpuStart) / (double) wall;
     }
 
     private EmbeddedConnectCluster startCluster() {
@@ -178,68 +236,56 @@ final class SinkBenchmark {
     }
 
     private void preload(EmbeddedConnectCluster connect) {
-        connect.kafka().createTopic(TOPIC, PARTITIONS);
+        connect.kafka().createTopic(STRUCT_TOPIC, PARTITIONS);
+        connect.kafka().createTopic(STRING_TOPIC, PARTITIONS);
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
         try (KafkaProducer<byte[], byte[]> producer = connect.kafka().createProducer(props)) {
             for (int i = 0; i < RECORDS; i++) {
-                producer.send(new ProducerRecord<>(TOPIC, keys.get(i).getBytes(StandardCharsets.UTF_8),
-                        payloads.get(i).getBytes(StandardCharsets.UTF_8)));
+                byte[] key = Documents.key(i).getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(STRUCT_TOPIC, key, Documents.envelope(i).getBytes(StandardCharsets.UTF_8)));
+                producer.send(new ProducerRecord<>(STRING_TOPIC, key, Documents.json(i).getBytes(StandardCharsets.UTF_8)));
             }
             producer.flush();
         }
     }
 
     /**
-     * Creates a connector reading the topic from its start, waits for {@code expected} events,
+     * Creates a connector reading a topic from its start, waits for every record's event,
      * removes it. The connector is named after its queue, so each exactly-once run starts with no
      * stored offsets of its own.
      */
-    private void runSink(EmbeddedConnectCluster connect, Connection c, String queue, int tasks, boolean exactlyOnce,
-                         int expected) throws Exception {
+    private void runSink(EmbeddedConnectCluster connect, Connection c, String queue, Values values, int tasks,
+                         Map<String, String> extra) throws Exception {
         Map<String, String> config = new HashMap<>();
         config.put("connector.class", PgQueSinkConnector.class.getName());
         config.put("tasks.max", Integer.toString(tasks));
-        config.put("topics", TOPIC);
+        config.put("topics", values == Values.STRUCT ? STRUCT_TOPIC : STRING_TOPIC);
         config.put("connection.url", server.jdbcUrl());
         config.put("pgque.queue", queue);
+        config.put("pgque.event.type", TYPE);
         config.put("key.converter", StringConverter.class.getName());
-        config.put("value.converter", StringConverter.class.getName());
+        if (values == Values.STRUCT) {
+            config.put("value.converter", JsonConverter.class.getName());
+            config.put("value.converter.schemas.enable", "true");
+        } else {
+            config.put("value.converter", StringConverter.class.getName());
+        }
         config.put("pgque.payload.format", "json");
-        config.put("pgque.delivery.guarantee", exactlyOnce ? "exactly_once" : "at_least_once");
+        config.putAll(extra);
         connect.configureConnector(queue, config);
         String table = eventTable(c, queue);
         long deadline = System.nanoTime() + 600_000_000_000L;
-        while (count(c, table, expected) < expected) {
+        while (count(c, table, RECORDS) < RECORDS) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the sink did not write " + expected + " events to " + queue + " within 10 minutes");
+                throw new IllegalStateException("the sink did not write " + RECORDS + " events to " + queue + " within 10 minutes");
             }
-            // How often completion is checked; a coarser step would add up to a step to every run.
-            Thread.sleep(20);
+            // How often completion is checked; the run is timed by its rows, not by this loop.
+            Thread.sleep(50);
         }
         connect.deleteConnector(queue);
-    }
-
-    private void baseline(Connection c, String queue) throws SQLException {
-        c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement("select pgque.send_events(?, ?, ?, ?)")) {
-            for (int from = 0; from < RECORDS; from += BASELINE_BATCH) {
-                int to = Math.min(RECORDS, from + BASELINE_BATCH);
-                Array types = c.createArrayOf("text", Collections.nCopies(to - from, TOPIC).toArray());
-                Array data = c.createArrayOf("text", payloads.subList(from, to).toArray());
-                Array partitionKeys = c.createArrayOf("text", keys.subList(from, to).toArray());
-                ps.setString(1, queue);
-                ps.setArray(2, types);
-                ps.setArray(3, data);
-                ps.setArray(4, partitionKeys);
-                ps.executeQuery().close();
-                c.commit();
-            }
-        } finally {
-            c.setAutoCommit(true);
-        }
     }
 
     // The id sequence first: it never trails the committed rows, so while it is below the target
@@ -259,6 +305,13 @@ final class SinkBenchmark {
         }
     }
 
+    private static double span(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getDouble(1);
+        }
+    }
+
     private static String eventTable(Connection c, String queue) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("select queue_data_pfx from pgque.queue where queue_name = ?")) {
             ps.setString(1, queue);
@@ -273,22 +326,5 @@ final class SinkBenchmark {
         try (Statement s = c.createStatement()) {
             s.execute(sql);
         }
-    }
-
-    private int averageBytes() {
-        return (int) payloads.stream().mapToInt(String::length).average().orElse(0);
-    }
-
-    // About 1 KB: a file event of the demo domain with a block of metadata.
-    private static String kilobyteJson(int i) {
-        StringBuilder tags = new StringBuilder();
-        for (int t = 0; tags.length() < 920; t++) {
-            if (t > 0) {
-                tags.append(',');
-            }
-            tags.append("\"tag-").append(i % 97).append('-').append(t).append('"');
-        }
-        return String.format(Locale.ROOT, "{\"tenant\":\"tenant-%04d\",\"event\":\"FileCreated\",\"path\":\"/files/%06d.bin\","
-                + "\"size\":%d,\"tags\":[%s]}", i % KEYS, i, 1000 + i * 37 % 100000, tags);
     }
 }

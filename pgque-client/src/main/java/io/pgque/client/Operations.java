@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.client;
 
 import java.util.OptionalLong;
@@ -22,6 +26,19 @@ public final class Operations {
     public long ticker() {
         Long ticked = db.run("ticker", c -> Sql.nullableLong(c, "select pgque.ticker()"));
         return ticked == null ? 0 : ticked;
+    }
+
+    /**
+     * One round of a ticker run every {@code period}: ticks every queue {@link #ticker()} would,
+     * and every queue whose events have waited {@code period} since its last tick whatever its
+     * thresholds. Rounds are serialised in the database; a round that finds another one running
+     * does nothing, so several processes can share the duty.
+     *
+     * @return how many queues ticked, or empty when another round was running
+     */
+    public OptionalLong tickerRound(java.time.Duration period) {
+        return optional(db.run("ticker round", c -> Sql.nullableLong(c,
+                "select pgque.ticker_round(" + Intervals.PARAM + ")", Intervals.seconds(period))));
     }
 
     /** Ticks {@code queue} if a tick is due; returns the new tick id, or empty if none was due. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.client;
 
 import java.sql.SQLException;
@@ -75,5 +79,39 @@ public class PgQueException extends RuntimeException {
     /** Whether a SQLSTATE denotes a transient failure, in the sense of {@link #isTransient()}. */
     public static boolean isTransientState(String sqlState) {
         return sqlState != null && (sqlState.startsWith("08") || TRANSIENT_STATES.contains(sqlState));
+    }
+
+    /**
+     * Whether any failure along {@code failure}'s cause chain is transient in the sense of
+     * {@link #isTransient()}: the one answer both connectors give to "may retrying help?", for
+     * the client's exceptions and for the driver's and the pool's alike (each connector puts
+     * its own policy on top).
+     */
+    public static boolean isTransient(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgQueException pq && pq.isTransient()) {
+                return true;
+            }
+            if (t instanceof java.sql.SQLTransientException || t instanceof java.sql.SQLRecoverableException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && isTransientState(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The first SQLSTATE along {@code failure}'s cause chain (the client's or the driver's), or null. */
+    public static String sqlStateOf(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgQueException pq && pq.sqlState() != null) {
+                return pq.sqlState();
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState();
+            }
+        }
+        return null;
     }
 }

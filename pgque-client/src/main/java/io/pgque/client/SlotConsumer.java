@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.client;
 
 import java.sql.Connection;
@@ -183,8 +187,39 @@ public final class SlotConsumer {
         });
     }
 
+    /**
+     * {@link #ackAndReceive(int, int)} that acks only if the slot's open batch is {@code batchId}.
+     * Use it whenever the call may be a retry: if an earlier ack-and-receive committed but its
+     * answer was lost, the slot's open batch is already the next one, which the caller has never
+     * seen; it is not acked but returned, so nothing is skipped.
+     *
+     * @return the slot's open batch after the ack (the next one, or the unseen one), or empty
+     */
+    public Optional<Batch> ackAndReceive(int slot, long batchId, int pageSize) {
+        WholeBatch.checkPageSize(pageSize);
+        return db.run(what("ack batch " + batchId + " and receive on slot " + slot), c -> {
+            ackIfOpen(c, slot, batchId);
+            return readWhole(c, slot, pageSize);
+        });
+    }
+
+    /**
+     * Finishes batch {@code batchId} if it is the slot's open batch, and renews the lease.
+     *
+     * @return false when the slot has no open batch or another one (the batch was finished before)
+     * @throws SlotFencedException if another worker took the slot over
+     */
+    public boolean ack(int slot, long batchId) {
+        return db.run(what("ack batch " + batchId + " on slot " + slot), c -> ackIfOpen(c, slot, batchId)) > 0;
+    }
+
     private int ackOpen(Connection c, int slot) throws SQLException {
         return Sql.count(c, "select pgque.ack_partitioned(?, ?, ?, ?, ?)", queue, consumer, slot, n, workerId);
+    }
+
+    private int ackIfOpen(Connection c, int slot, long batchId) throws SQLException {
+        return Sql.count(c, "select pgque.ack_partitioned(?, ?, ?, ?, ?, ?)",
+                queue, consumer, slot, n, workerId, batchId);
     }
 
     private Optional<Batch> readWhole(Connection c, int slot, int pageSize) throws SQLException {

@@ -1,9 +1,12 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,7 +25,7 @@ final class KeyedInput {
     /** Records per flush, and so per pacing step. */
     private static final int STEP = 50;
 
-    private final EmbeddedConnectCluster connect;
+    private final String bootstrapServers;
     private final String topic;
     private final int keys;
     private final int perKey;
@@ -31,8 +34,8 @@ final class KeyedInput {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private Thread thread;
 
-    KeyedInput(EmbeddedConnectCluster connect, String topic, int keys, int perKey, int ratePerSecond) {
-        this.connect = connect;
+    KeyedInput(String bootstrapServers, String topic, int keys, int perKey, int ratePerSecond) {
+        this.bootstrapServers = bootstrapServers;
         this.topic = topic;
         this.keys = keys;
         this.perKey = perKey;
@@ -72,7 +75,7 @@ final class KeyedInput {
         Map<String, Object> props = Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5);
         long started = System.nanoTime();
         int unflushed = 0;
-        try (KafkaProducer<byte[], byte[]> producer = connect.kafka().createProducer(props)) {
+        try (KafkaProducer<byte[], byte[]> producer = KafkaClients.producer(bootstrapServers, props)) {
             for (int seq = 0; seq < perKey; seq++) {
                 for (int k = 0; k < keys; k++) {
                     producer.send(new ProducerRecord<>(topic, bytes(key(k)), bytes(key(k) + ":" + seq)));

@@ -1,10 +1,13 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,12 +29,12 @@ final class OutputTopic {
     record Contents(Map<String, List<Integer>> byKey, long records) {
     }
 
-    private final EmbeddedConnectCluster connect;
+    private final String bootstrapServers;
     private final String topic;
     private final boolean readCommitted;
 
-    OutputTopic(EmbeddedConnectCluster connect, String topic, boolean readCommitted) {
-        this.connect = connect;
+    OutputTopic(String bootstrapServers, String topic, boolean readCommitted) {
+        this.bootstrapServers = bootstrapServers;
         this.topic = topic;
         this.readCommitted = readCommitted;
     }
@@ -90,7 +93,7 @@ final class OutputTopic {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(props);
+        KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(bootstrapServers, props);
         List<TopicPartition> partitions = new ArrayList<>();
         consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
         consumer.assign(partitions);

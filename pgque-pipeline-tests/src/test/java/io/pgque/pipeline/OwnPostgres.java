@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import io.pgque.testing.EmbeddedPg;
@@ -51,17 +55,29 @@ final class OwnPostgres implements AutoCloseable {
 
     /** A new database with the engine installed; returns its JDBC URL (superuser, no password). */
     String createDatabase(String name) throws SQLException {
-        try (Connection c = dataSource("postgres").getConnection(); Statement s = c.createStatement()) {
+        return createDatabase(port, name);
+    }
+
+    /** Connections opened afresh on each call, so they work again after a restart. */
+    DataSource dataSource(String database) {
+        return dataSource(port, database);
+    }
+
+    /**
+     * On the server at localhost:{@code port} that lets user postgres in without a password (this
+     * one, or a container started so): a new database with the engine installed; returns its JDBC URL.
+     */
+    static String createDatabase(int port, String name) throws SQLException {
+        try (Connection c = dataSource(port, "postgres").getConnection(); Statement s = c.createStatement()) {
             s.execute("create database " + name);
         }
-        try (Connection c = dataSource(name).getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource(port, name).getConnection(); Statement s = c.createStatement()) {
             s.execute(EmbeddedPg.engineScript());
         }
         return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=postgres";
     }
 
-    /** Connections opened afresh on each call, so they work again after a restart. */
-    DataSource dataSource(String database) {
+    static DataSource dataSource(int port, String database) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setServerNames(new String[] {"localhost"});
         ds.setPortNumbers(new int[] {port});

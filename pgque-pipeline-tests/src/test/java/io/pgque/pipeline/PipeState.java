@@ -1,10 +1,13 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -24,11 +27,11 @@ import java.util.concurrent.ExecutionException;
  */
 final class PipeState {
 
-    private final EmbeddedConnectCluster connect;
+    private final String bootstrapServers;
     private final DataSource db;
 
-    PipeState(EmbeddedConnectCluster connect, DataSource db) {
-        this.connect = connect;
+    PipeState(String bootstrapServers, DataSource db) {
+        this.bootstrapServers = bootstrapServers;
         this.db = db;
     }
 
@@ -56,7 +59,7 @@ final class PipeState {
     long sinkGroupLag() {
         Map<TopicPartition, Long> end = inputEndOffsets();
         Map<TopicPartition, OffsetAndMetadata> committed;
-        try (Admin admin = connect.kafka().createAdminClient()) {
+        try (Admin admin = KafkaClients.admin(bootstrapServers)) {
             committed = admin.listConsumerGroupOffsets("connect-" + Pipeline.SINK).partitionsToOffsetAndMetadata().get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot read the sink's consumer group offsets", e.getCause());
@@ -98,7 +101,7 @@ final class PipeState {
         for (int p = 0; p < Pipeline.IN_PARTITIONS; p++) {
             partitions.add(new TopicPartition(Pipeline.IN, p));
         }
-        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(Map.of())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(bootstrapServers, Map.of())) {
             return consumer.endOffsets(partitions);
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import io.pgque.connect.sink.PgQueSinkConnector;
@@ -37,6 +41,30 @@ final class Pipeline implements AutoCloseable {
         this.jdbcUrl = jdbcUrl;
         this.exactlyOnce = exactlyOnce;
         this.slots = slots;
+        this.connect = cluster(name, workers, exactlyOnce);
+        connect.start();
+        connect.kafka().createTopic(IN, IN_PARTITIONS);
+        connect.kafka().createTopic(OUT, OUT_PARTITIONS);
+    }
+
+    /** One broker and {@code workers} workers for the pipe, not started yet. */
+    static EmbeddedConnectCluster cluster(String name, int workers, boolean exactlyOnce) {
+        // One broker: the transaction log (exactly-once source, the workers' config topic writes)
+        // must fit on it, where Kafka's defaults ask for three replicas.
+        Properties broker = new Properties();
+        broker.put("transaction.state.log.replication.factor", "1");
+        broker.put("transaction.state.log.min.isr", "1");
+        return new EmbeddedConnectCluster.Builder()
+                .name(name)
+                .numBrokers(1)
+                .brokerProps(broker)
+                .numWorkers(workers)
+                .workerProps(workerProps(exactlyOnce))
+                .build();
+    }
+
+    /** Worker properties for the pipe, whatever runs the workers (embedded cluster or a worker beside containers). */
+    static Map<String, String> workerProps(boolean exactlyOnce) {
         Map<String, String> worker = new HashMap<>();
         worker.put("plugin.discovery", "service_load");
         worker.put("offset.flush.interval.ms", "1000");
@@ -45,25 +73,23 @@ final class Pipeline implements AutoCloseable {
         if (exactlyOnce) {
             worker.put("exactly.once.source.support", "enabled");
         }
-        // One broker: the transaction log (exactly-once source, the workers' config topic writes)
-        // must fit on it, where Kafka's defaults ask for three replicas.
-        Properties broker = new Properties();
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        this.connect = new EmbeddedConnectCluster.Builder()
-                .name(name)
-                .numBrokers(1)
-                .brokerProps(broker)
-                .numWorkers(workers)
-                .workerProps(worker)
-                .build();
-        connect.start();
-        connect.kafka().createTopic(IN, IN_PARTITIONS);
-        connect.kafka().createTopic(OUT, OUT_PARTITIONS);
+        return worker;
+    }
+
+    String bootstrapServers() {
+        return connect.kafka().bootstrapServers();
     }
 
     Map<String, String> sinkConfig(int tasks) {
-        Map<String, String> config = common(SINK, PgQueSinkConnector.class.getName(), tasks);
+        return sinkConfig(jdbcUrl, exactlyOnce, tasks);
+    }
+
+    Map<String, String> sourceConfig(int tasks) {
+        return sourceConfig(jdbcUrl, exactlyOnce, slots, tasks);
+    }
+
+    static Map<String, String> sinkConfig(String jdbcUrl, boolean exactlyOnce, int tasks) {
+        Map<String, String> config = common(SINK, PgQueSinkConnector.class.getName(), jdbcUrl, tasks);
         config.put("topics", IN);
         config.put("pgque.payload.format", "string");
         config.put("pgque.delivery.guarantee", exactlyOnce ? "exactly_once" : "at_least_once");
@@ -73,8 +99,8 @@ final class Pipeline implements AutoCloseable {
         return config;
     }
 
-    Map<String, String> sourceConfig(int tasks) {
-        Map<String, String> config = common(SOURCE, PgQueSourceConnector.class.getName(), tasks);
+    static Map<String, String> sourceConfig(String jdbcUrl, boolean exactlyOnce, int slots, int tasks) {
+        Map<String, String> config = common(SOURCE, PgQueSourceConnector.class.getName(), jdbcUrl, tasks);
         config.put("topic", OUT);
         config.put("pgque.slots", Integer.toString(slots));
         config.put("pgque.ticker.enabled", "true");
@@ -89,7 +115,7 @@ final class Pipeline implements AutoCloseable {
         return config;
     }
 
-    private Map<String, String> common(String name, String connectorClass, int tasks) {
+    private static Map<String, String> common(String name, String connectorClass, String jdbcUrl, int tasks) {
         Map<String, String> config = new HashMap<>();
         config.put("name", name);
         config.put("connector.class", connectorClass);

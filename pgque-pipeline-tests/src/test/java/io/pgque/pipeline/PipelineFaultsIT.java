@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.pipeline;
 
 import io.pgque.client.PgQue;
@@ -80,9 +84,9 @@ class PipelineFaultsIT {
         try (Pipeline pipe = new Pipeline("pipeline-" + mode, WORKERS, url, exactlyOnce, SLOTS)) {
             AtomicInteger tasks = new AtomicInteger(2);
             pipe.run(tasks.get());
-            KeyedInput input = new KeyedInput(pipe.connect, Pipeline.IN, KEYS, PER_KEY, RATE_PER_SECOND);
-            OutputTopic output = new OutputTopic(pipe.connect, Pipeline.OUT, exactlyOnce);
-            PipeState state = new PipeState(pipe.connect, db);
+            KeyedInput input = new KeyedInput(pipe.bootstrapServers(), Pipeline.IN, KEYS, PER_KEY, RATE_PER_SECOND);
+            OutputTopic output = new OutputTopic(pipe.bootstrapServers(), Pipeline.OUT, exactlyOnce);
+            PipeState state = new PipeState(pipe.bootstrapServers(), db);
             PipelineReport report = new PipelineReport(mode, input::produced, state::queueEvents, output::endOffsetsSum);
 
             FaultScript script = new FaultScript()

@@ -1,15 +1,22 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart;
 
 import io.pgque.quickstart.QuickstartOptions.UsageException;
 import io.pgque.quickstart.report.Report;
 import io.pgque.quickstart.report.ReportFormatter;
+import io.pgque.quickstart.tryit.TryIt;
+import io.pgque.quickstart.tryit.TryItOptions;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one-command demo: {@code java -jar pgque-quickstart.jar [--once] [flags]}. See
+ * The one-command demo: {@code java -jar pgque-quickstart.jar [--once] [flags]}; and, beside a
+ * running one, {@code produce TOPIC} and {@code consume TOPIC} ({@link TryIt}). See
  * {@code docs/getting-started.md}.
  */
 public final class Quickstart {
@@ -25,6 +32,9 @@ public final class Quickstart {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && TryItOptions.isCommand(args[0])) {
+            System.exit(TryIt.run(args, System.in, System.out, System.err));
+        }
         Optional<QuickstartOptions> options;
         try {
             options = QuickstartOptions.parse(args);

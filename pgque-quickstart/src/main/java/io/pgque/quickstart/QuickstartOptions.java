@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart;
 
 import java.nio.file.Path;
@@ -40,13 +44,16 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             "  --db-password=SECRET      its password (default empty)",
             "  --bootstrap-servers=HOSTS use this Kafka cluster instead of an embedded broker",
             "  --config-dir=PATH         folder with pgque-sink.json and pgque-source.json (default: ./config, searched upwards)",
-            "  --help                    this text");
+            "  --help                    this text",
+            "and beside a running quickstart:",
+            "       java -jar pgque-quickstart.jar produce TOPIC   (lines of key, space, value from standard input)",
+            "       java -jar pgque-quickstart.jar consume TOPIC   (prints key, value, headers; --help for their flags)");
 
     /** Thrown for a command line that cannot be run; the message says what is wrong. */
     public static final class UsageException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        UsageException(String message) {
+        public UsageException(String message) {
             super(message);
         }
     }
@@ -144,5 +151,15 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             }
             return n;
         }
+    }
+
+    /** Every option but the password, which never goes to a log or an error message. */
+    @Override
+    public String toString() {
+        return "QuickstartOptions[once=" + once + ", jdbcUrl=" + jdbcUrl + ", dbUser=" + dbUser
+                + ", dbPassword=" + (dbPassword == null || dbPassword.isEmpty() ? "(none)" : "(hidden)")
+                + ", bootstrapServers=" + bootstrapServers + ", events=" + events + ", tenants=" + tenants
+                + ", slots=" + slots + ", rate=" + rate + ", restPort=" + restPort + ", dataDir=" + dataDir
+                + ", configDir=" + configDir + "]";
     }
 }

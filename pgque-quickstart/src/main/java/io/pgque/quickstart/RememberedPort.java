@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart;
 
 import java.io.IOException;
@@ -8,6 +12,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A local port that stays the same across runs on one data directory, as long as it is free.
@@ -38,6 +43,17 @@ public final class RememberedPort {
             throw new UncheckedIOException("cannot keep a port in " + file, e);
         } catch (NumberFormatException e) {
             throw new IllegalStateException(file + " should hold a port number", e);
+        }
+    }
+
+    /** The port recorded in {@code file}, if there is one; never records one. */
+    public static Optional<Integer> recorded(Path file) {
+        try {
+            return Files.exists(file)
+                    ? Optional.of(Integer.parseInt(Files.readString(file, StandardCharsets.UTF_8).trim()))
+                    : Optional.empty();
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
         }
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart;
 
 import java.util.ArrayDeque;
@@ -56,7 +60,7 @@ final class Services implements AutoCloseable {
             LOG.warn("Interrupted while stopping {}", s.name());
         } catch (Exception e) {
             // keep going: what comes after must still be stopped
-            LOG.warn("Stopping {} failed: {}", s.name(), e.toString());
+            LOG.warn("Stopping {} failed", s.name(), e);
         }
     }
 }

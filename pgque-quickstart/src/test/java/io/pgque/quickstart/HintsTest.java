@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,8 +25,10 @@ class HintsTest {
     void hintsNameTheRealAddresses() {
         String text = Hints.whileRunning(endpoints);
         assertTrue(text.contains("http://127.0.0.1:8083/connectors?expand=status"), text);
-        assertTrue(text.contains("--bootstrap-server 127.0.0.1:9092 --topic file-events-out"), text);
-        assertTrue(text.contains("--topic file-events-dlq"), text);
+        assertTrue(text.contains("java -jar " + Hints.DEFAULT_JAR + " consume file-events-out --bootstrap-servers=127.0.0.1:9092"), text);
+        assertTrue(text.contains("java -jar " + Hints.DEFAULT_JAR + " produce file-events --bootstrap-servers=127.0.0.1:9092"), text);
+        assertTrue(text.contains("consume file-events-dlq --bootstrap-servers=127.0.0.1:9092 --from-beginning"), text);
+        assertTrue(!text.contains("kafka-console"), "no tool the user may not have: " + text);
         assertTrue(text.contains("connectors/pgque-sink/restart"), text);
         assertTrue(!text.contains("pw"), "no password in the hints");
     }

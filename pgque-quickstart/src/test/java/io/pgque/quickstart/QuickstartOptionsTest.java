@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,6 +49,14 @@ class QuickstartOptionsTest {
         assertEquals("s3cret", o.dbPassword());
         assertEquals(Optional.of("k1:9092,k2:9092"), o.bootstrapServers());
         assertEquals(Optional.of(Path.of("cfg")), o.configDir());
+    }
+
+    @Test
+    void toStringShowsTheOptionsButNotThePassword() {
+        QuickstartOptions o = QuickstartOptions.parse("--jdbc-url=jdbc:postgresql://db/app", "--db-user=app",
+                "--db-password=s3cret").orElseThrow();
+        assertFalse(o.toString().contains("s3cret"), o.toString());
+        assertTrue(o.toString().contains("dbUser=app") && o.toString().contains("dbPassword=(hidden)"), o.toString());
     }
 
     @Test

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.quickstart.postgres;
 
 import io.pgque.client.PgQue;
@@ -13,11 +17,6 @@ import javax.sql.DataSource;
  */
 public final class EngineSetup {
 
-    /**
-     * A tick is due once events have waited this long. The engine's default (3 s) suits
-     * throughput; a demo that reports end-to-end latency wants batches to form quickly.
-     */
-    static final Duration TICKER_MAX_LAG = Duration.ofMillis(200);
     /**
      * Idle ticks keep each slot's "lag" (age of its last finished tick) meaningful once the demo
      * traffic stops; with the default of one minute a caught-up slot would look a minute behind.
@@ -38,10 +37,13 @@ public final class EngineSetup {
         return pgque.operations().version();
     }
 
-    /** Creates {@code queue} unless it exists, and sets its ticker for low latency. */
+    /**
+     * Creates {@code queue} unless it exists. Its tick thresholds stay at the engine's defaults:
+     * the source connector's ticker duty ticks every {@code pgque.ticker.interval.ms} while
+     * events wait, which is what keeps the demo's latency low.
+     */
     public void prepareQueue(String queue) {
         pgque.queues().create(queue);
-        pgque.queues().setTickerMaxLag(queue, TICKER_MAX_LAG);
         pgque.queues().setTickerIdlePeriod(queue, TICKER_IDLE_PERIOD);
     }
 

@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.common.version.BuildVersion;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.config.SinkConfigValidator;
 import io.pgque.connect.sink.offsets.StoredOffsets;
@@ -20,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Kafka topics into PgQue queues. The connector only checks the configuration and hands it to
@@ -27,13 +33,15 @@ import java.util.Objects;
  */
 public final class PgQueSinkConnector extends SinkConnector {
 
+    static final Supplier<String> VERSION = BuildVersion.lazily(PgQueSinkConnector.class, "version.properties");
+
     private static final Logger log = LoggerFactory.getLogger(PgQueSinkConnector.class);
 
     private Map<String, String> props;
 
     @Override
     public String version() {
-        return SinkVersion.get();
+        return VERSION.get();
     }
 
     @Override

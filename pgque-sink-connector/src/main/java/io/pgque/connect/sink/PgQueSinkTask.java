@@ -1,8 +1,13 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
+import io.pgque.connect.common.config.TaskIndex;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.convert.RecordConverter;
@@ -10,6 +15,8 @@ import io.pgque.connect.sink.delivery.AtLeastOnceDelivery;
 import io.pgque.connect.sink.delivery.Delivery;
 import io.pgque.connect.sink.delivery.ExactlyOnceDelivery;
 import io.pgque.connect.sink.errors.BadRecordHandler;
+import io.pgque.connect.sink.metrics.SinkEvents;
+import io.pgque.connect.sink.metrics.SinkMetrics;
 import io.pgque.connect.sink.offsets.StoredOffsets;
 import io.pgque.connect.sink.write.SinkWriter;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -24,15 +31,17 @@ import java.util.Collection;
 import java.util.Map;
 
 /**
- * Converts the records Connect hands it into events and writes each put in one transaction
- * before returning, so nothing is buffered between puts. What happens to the Kafka offsets
- * depends on {@code pgque.delivery.guarantee} (see {@link AtLeastOnceDelivery} and
+ * Converts the records Connect hands it into events and writes each put in one transaction. The
+ * write runs on the task's writer thread while Connect polls and converts the next records; the
+ * next put (and preCommit) waits for it, so at most one put is ever uncommitted and Kafka's
+ * offsets never run ahead of PostgreSQL. What happens to the Kafka offsets depends on
+ * {@code pgque.delivery.guarantee} (see {@link AtLeastOnceDelivery} and
  * {@link ExactlyOnceDelivery}).
  */
 public final class PgQueSinkTask extends SinkTask {
 
     /** Set by the connector in each task's configuration; names the task's pool and sessions. */
-    public static final String TASK_INDEX = "pgque.sink.task.index";
+    public static final String TASK_INDEX = TaskIndex.KEY;
     /** Connect's key for the connector's name, present in every task's configuration. */
     static final String CONNECTOR_NAME = "name";
 
@@ -40,23 +49,29 @@ public final class PgQueSinkTask extends SinkTask {
 
     private HikariDataSource pool;
     private Delivery delivery;
+    private SinkMetrics metrics;
+    private SinkEvents events = SinkEvents.NONE;
 
     @Override
     public String version() {
-        return SinkVersion.get();
+        return PgQueSinkConnector.VERSION.get();
     }
 
     @Override
     public void start(Map<String, String> props) {
         PgQueSinkConfig config = new PgQueSinkConfig(props);
         RecordConverter converter = new RecordConverter(config);
-        BadRecordHandler badRecords = new BadRecordHandler(context == null ? null : context.errantRecordReporter());
+        if (context != null && context.pluginMetrics() != null) {
+            metrics = new SinkMetrics(context.pluginMetrics());
+            events = metrics;
+        }
+        BadRecordHandler badRecords = new BadRecordHandler(context == null ? null : context.errantRecordReporter(), events);
         this.pool = DataSourceFactory.create(config.connection(), poolName(props));
         SinkWriter writer = new SinkWriter(pool, config, timeoutMs -> {
             if (context != null) {
                 context.timeout(timeoutMs);
             }
-        });
+        }, events);
         if (config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE) {
             String connector = props.get(CONNECTOR_NAME);
             if (connector == null || connector.isBlank()) {
@@ -65,9 +80,9 @@ public final class PgQueSinkTask extends SinkTask {
                         + "by the connector's name, but the task configuration has no '" + CONNECTOR_NAME + "'");
             }
             this.delivery = new ExactlyOnceDelivery(converter, badRecords, writer, pool, new StoredOffsets(connector),
-                    context, config.connection().backoffMs());
+                    context, config.connection().backoffMs(), pool.getPoolName() + "-writer", events);
         } else {
-            this.delivery = new AtLeastOnceDelivery(converter, badRecords, writer);
+            this.delivery = new AtLeastOnceDelivery(converter, badRecords, writer, context, pool.getPoolName() + "-writer");
         }
         log.info("Started PgQue sink task {}: {}, delivery {}", pool.getPoolName(), config.queueRouting(),
                 config.deliveryGuarantee());
@@ -80,11 +95,21 @@ public final class PgQueSinkTask extends SinkTask {
 
     /**
      * Writes every convertible record in one transaction and reports the bad ones. Without a
-     * reporter a bad record fails the task before anything of this put is written.
+     * reporter a bad record fails the task before anything of this put is written. Returns once
+     * the write has started; the next call waits for it to commit.
      */
     @Override
     public void put(Collection<SinkRecord> records) {
-        delivery.put(records);
+        if (records.isEmpty()) {
+            delivery.put(records);
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            delivery.put(records);
+        } finally {
+            events.putCompleted(System.nanoTime() - start);
+        }
     }
 
     @Override
@@ -99,6 +124,12 @@ public final class PgQueSinkTask extends SinkTask {
 
     @Override
     public void stop() {
+        if (delivery != null) {
+            delivery.stop();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
         if (pool != null) {
             pool.close();
         }

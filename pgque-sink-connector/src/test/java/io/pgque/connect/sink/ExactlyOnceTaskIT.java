@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink;
 
 import io.pgque.client.Message;
@@ -82,6 +86,15 @@ class ExactlyOnceTaskIT {
         return task;
     }
 
+    /**
+     * A put, then the wait for its write that the worker's next put or offset commit makes (the
+     * write runs on the task's writer thread).
+     */
+    private static void putAndWait(PgQueSinkTask task, List<SinkRecord> records) {
+        task.put(records);
+        task.preCommit(Map.of());
+    }
+
     private static SinkRecord record(TopicPartition tp, long offset) {
         return record(tp, offset, tp.partition() + ":" + offset);
     }
@@ -150,7 +163,7 @@ class ExactlyOnceTaskIT {
         task.open(List.of(P0, P1));
         List<SinkRecord> put = new ArrayList<>(records(P0, 0, 5));
         put.addAll(records(P1, 0, 3));
-        task.put(put);
+        putAndWait(task, put);
 
         assertEquals(Map.of(P0, 5L, P1, 3L), stored());
         assertEquals(8, reader.awaitCount(8, WAIT).size());
@@ -165,7 +178,7 @@ class ExactlyOnceTaskIT {
         QueueReader reader = freshQueue();
         PgQueSinkTask first = task(new RecordingContext(true));
         first.open(List.of(P0));
-        first.put(records(P0, 0, 5));
+        putAndWait(first, records(P0, 0, 5));
         first.close(List.of(P0));
 
         RecordingContext context = new RecordingContext(true);
@@ -173,7 +186,7 @@ class ExactlyOnceTaskIT {
         second.open(List.of(P0, P1));
         assertEquals(Map.of(P0, 5L), context.seeks, "seeks where something is stored, only there");
         // Kafka's group offset was older than PostgreSQL's: it delivers 3 and 4 again.
-        second.put(records(P0, 3, 8));
+        putAndWait(second, records(P0, 3, 8));
 
         assertEquals(payloads(P0, 0, 8), texts(reader.awaitCount(8, WAIT)));
         assertEquals(Map.of(P0, 8L), stored());
@@ -182,9 +195,10 @@ class ExactlyOnceTaskIT {
     @Test
     void aZombieWithAStaleViewIsRefusedAndTheTaskThatLostThePartitionWritesOnlyWhatIsMissing() throws Exception {
         QueueReader reader = freshQueue();
-        PgQueSinkTask owner = task(new RecordingContext(true));
+        RecordingContext ownerContext = new RecordingContext(true).withPluginMetrics();
+        PgQueSinkTask owner = task(ownerContext);
         owner.open(List.of(P0));
-        owner.put(records(P0, 0, 5));
+        putAndWait(owner, records(P0, 0, 5));
 
         // A plain JDBC writer that still believes 0 (or nothing) is stored is refused, and moves nothing.
         try (Connection c = db.superuser().getConnection()) {
@@ -200,14 +214,16 @@ class ExactlyOnceTaskIT {
 
         // The partition moved: the new owner wrote 5..9. The old owner, not told yet, puts 5..11.
         otherWriter(P0, 5L, 10, payloads(P0, 5, 10));
-        owner.put(records(P0, 5, 12));
+        putAndWait(owner, records(P0, 5, 12));
         assertEquals(Map.of(P0, 12L), stored(), "refused once, then wrote only 10 and 11");
+        assertEquals(1, ownerContext.metric("offset-fencing-refusals-total"), "the refusal is counted");
+        assertEquals(5 + 2, ownerContext.metric("events-written-total"), "the refused attempt's events are not");
 
         // And the new owner, whose view (10) is now stale in turn, does the same with 10..14.
         PgQueSinkTask newOwner = task(new RecordingContext(true));
         newOwner.open(List.of(P0));
         otherWriter(P0, 12L, 12 + 1, List.of("0:12"));   // one more move, so its view of 12 goes stale too
-        newOwner.put(records(P0, 12, 15));
+        putAndWait(newOwner, records(P0, 12, 15));
 
         assertEquals(payloads(P0, 0, 15), texts(reader.awaitCount(15, WAIT)), "each record once, in offset order");
         assertEquals(Map.of(P0, 15L), stored());
@@ -219,11 +235,11 @@ class ExactlyOnceTaskIT {
         RecordingContext context = new RecordingContext(true);
         PgQueSinkTask task = task(context, "pgque.payload.format", "json");
         task.open(List.of(P0));
-        task.put(List.of(record(P0, 0, "{\"ok\":0}"), record(P0, 1, "not json"), record(P0, 2, "{\"ok\":2}")));
+        putAndWait(task, List.of(record(P0, 0, "{\"ok\":0}"), record(P0, 1, "not json"), record(P0, 2, "{\"ok\":2}")));
         assertEquals(1, context.reported.size(), "the bad record was reported before the commit");
         assertEquals(Map.of(P0, 3L), stored());
 
-        task.put(List.of(record(P0, 3, null)));   // a tombstone, skipped: nothing to write, offset still moves
+        putAndWait(task, List.of(record(P0, 3, null)));   // a tombstone, skipped: nothing to write, offset still moves
         assertEquals(Map.of(P0, 4L), stored());
         assertEquals(List.of("{\"ok\":0}", "{\"ok\":2}"), texts(reader.awaitCount(2, WAIT)));
     }
@@ -237,11 +253,14 @@ class ExactlyOnceTaskIT {
         // Another writer stores 0..2 behind the task's back; the task's next put starts at 7, so
         // once fenced it learns 3 is stored and must not skip 3..6.
         otherWriter(P0, null, 3, payloads(P0, 0, 3));
-        task.put(records(P0, 7, 9));
-        assertEquals(Map.of(P0, 3L), context.seeks, "sought back to the stored offset");
+        putAndWait(task, records(P0, 7, 9));
         assertEquals(Map.of(P0, 3L), stored(), "nothing written from above it");
+        // The worker delivered on meanwhile: the task reads the stored offset again and seeks back.
+        task.put(records(P0, 9, 10));
+        assertEquals(Map.of(P0, 3L), context.seeks, "sought back to the stored offset");
+        assertEquals(Map.of(P0, 3L), stored(), "still nothing written from above it");
 
-        task.put(records(P0, 3, 9));   // the redelivery from the seek
-        assertEquals(payloads(P0, 0, 9), texts(reader.awaitCount(9, WAIT)), "each once, in order");
+        putAndWait(task, records(P0, 3, 10));   // the redelivery from the seek
+        assertEquals(payloads(P0, 0, 10), texts(reader.awaitCount(10, WAIT)), "each once, in order");
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink;
 
 import io.pgque.connect.sink.errors.BadRecordException;
@@ -5,10 +9,13 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.util.List;
 
 import static io.pgque.connect.sink.Fixtures.props;
 import static io.pgque.connect.sink.Fixtures.record;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,11 +30,22 @@ class PgQueSinkTaskTest {
     }
 
     @Test
-    void emptyPutsAndSkippedTombstonesNeedNoWrite() {
-        PgQueSinkTask task = started(new RecordingContext(true));
-        task.put(List.of());
-        task.put(List.of(record("k", null)));
+    void emptyPutsAndSkippedTombstonesNeedNoWrite() throws IOException {
+        // Nothing listens at this URL: a put that tried to write would fail or ask for a retry.
+        RecordingContext context = new RecordingContext(true);
+        PgQueSinkTask task = started(context, "connection.url", "jdbc:postgresql://127.0.0.1:" + closedPort() + "/app",
+                "connection.timeout.ms", "1000", "connection.attempts", "1");
+        assertDoesNotThrow(() -> task.put(List.of()));
+        assertDoesNotThrow(() -> task.put(List.of(record("k", null))));
+        assertEquals(List.of(), context.reported, "a skipped tombstone is not a bad record");
+        assertEquals(List.of(), context.timeouts, "no retry was asked for");
         task.stop();
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     @Test

@@ -1,6 +1,11 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink;
 
 import io.pgque.client.Message;
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.junit.jupiter.api.AfterAll;
@@ -123,6 +128,71 @@ class SinkBadRecordsIT {
         assertTrue(trace.contains("Bad record at topic=" + name + ", partition=0, offset=0"), trace);
         assertTrue(trace.contains("the database refused the event") && trace.contains("23514"), trace);
         cluster.connect.deleteConnector(name);
+    }
+
+    /**
+     * The sink's plugin metrics, read over JMX from the running worker: events written, dedup hits,
+     * records sent to the dead letter topic, puts and their time, and a transient failure (the
+     * task's session killed while its write waits for a lock) that the task retried.
+     */
+    @Test
+    void pluginMetricsCountWritesDedupHitsDeadLettersPutsAndTransientFailures() throws Exception {
+        String name = "metered";
+        cluster.connect.kafka().createTopic(name, 1);
+        cluster.createQueue(name);
+        QueueReader reader = new QueueReader(cluster.superuser(), name, "test");
+        Map<String, String> config = SinkCluster.withDeadLetters(strictJsonConfig(name), name + "_dlq");
+        config.put("pgque.dedup.key", "${header:id}");
+        config.put("pgque.dedup.ttl.ms", "600000");
+        cluster.start(config, 1);
+
+        cluster.send(name, 0, "k", "{\"good\":1}", Map.of("id", "a"));
+        cluster.send(name, 0, "k", "{\"good\":1}", Map.of("id", "a"));     // a dedup hit
+        cluster.send(name, 0, "k", "{not json", Map.of("id", "x"));        // to the dead letter topic
+        cluster.send(name, 0, "k", "{\"good\":2}", Map.of("id", "b"));
+        cluster.flush();
+        reader.awaitMessage(m -> "{\"good\":2}".equals(m.payload()), TIMEOUT, "the second good record");
+        SinkCluster.await(() -> metric(name, "events-written-total") == 2 && metric(name, "dedup-hits-total") == 1
+                && metric(name, "dead-letter-records-total") == 1, "events 2, dedup hits 1, dead letters 1; got "
+                + metric(name, "events-written-total") + ", " + metric(name, "dedup-hits-total") + ", "
+                + metric(name, "dead-letter-records-total"));
+        assertTrue(metric(name, "put-total") >= 1, "puts counted");
+        assertTrue(metric(name, "put-time-max-ms") > 0, "put time measured");
+        assertEquals(0, metric(name, "transient-failures-total"));
+
+        // The next write waits for a lock on the dedup table; its session is killed meanwhile.
+        try (Connection lock = cluster.superuser().getConnection(); Statement s = lock.createStatement()) {
+            lock.setAutoCommit(false);
+            s.execute("lock table pgque.idem in exclusive mode");
+            cluster.send(name, 0, "k", "{\"good\":3}", Map.of("id", "c"));
+            cluster.flush();
+            String blocked = "from pg_stat_activity where application_name like 'pgque-sink-" + name
+                    + "%' and wait_event_type = 'Lock'";
+            SinkCluster.await(() -> count(lock, "select count(*) " + blocked) > 0, "the sink's write to wait for the lock");
+            assertEquals(1, count(lock, "select count(pg_terminate_backend(pid)) " + blocked));
+            lock.rollback();
+        }
+        reader.awaitMessage(m -> "{\"good\":3}".equals(m.payload()), TIMEOUT, "the record written after the failure");
+        SinkCluster.await(() -> metric(name, "events-written-total") == 3, "3 events written");
+        assertTrue(metric(name, "transient-failures-total") >= 1, "the killed session counted as a transient failure");
+        assertTrue(metric(name, "write-retries-total") + metric(name, "redeliveries-requested-total") >= 1,
+                "and it was retried");
+        assertEquals(0, metric(name, "offset-fencing-refusals-total"), "at-least-once has no fencing");
+        cluster.connect.deleteConnector(name);
+        SinkCluster.await(() -> metric(name, "events-written-total") == 0, "the task's metrics removed with it");
+    }
+
+    private static double metric(String connector, String name) {
+        return PluginMetricsJmx.sum(connector, name);
+    }
+
+    private static long count(Connection c, String sql) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(sql + ": " + e.getMessage(), e);
+        }
     }
 
     private static void assertReason(List<String> reasons, String record, String reason) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -27,24 +31,26 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
  * with N slots, then gives task {@code i} of {@code M} the slots {@code k mod M = i}, and the
- * ticker duty (when enabled) to task 0 only. With {@code pgque.mode=cooperative} it sets up a
- * cooperative consumer instead and every task is one of its workers ({@code coop} package). The
+ * ticker duty (when enabled) to every task, the database deciding who ticks in each round. With
+ * {@code pgque.mode=cooperative} it sets up a cooperative consumer instead and every task is one
+ * of its workers ({@code coop} package). The
  * data path is in {@link PgQueSourceTask}.
  */
 public class PgQueSourceConnector extends SourceConnector {
 
-    static final String VERSION = BuildVersion.read(PgQueSourceConnector.class, "version.properties");
+    static final Supplier<String> VERSION = BuildVersion.lazily(PgQueSourceConnector.class, "version.properties");
 
     private Map<String, String> props;
     private SourceConfig config;
 
     @Override
     public String version() {
-        return VERSION;
+        return VERSION.get();
     }
 
     @Override
@@ -144,8 +150,7 @@ public class PgQueSourceConnector extends SourceConnector {
         Map<String, List<String>> problems = SourceConfigRules.check(parsed,
                 connectorConfigs.get(SourceConfigDef.TASKS_MAX));
         if (problems.isEmpty()) {
-            Duration timeout = Duration.ofMillis(parsed.connection().timeoutMs() + 2_000L);
-            problems = DatabaseChecks.run(parsed, timeout);
+            problems = DatabaseChecks.run(parsed);
         }
         for (ConfigValue value : result.configValues()) {
             for (String message : problems.getOrDefault(value.name(), List.of())) {

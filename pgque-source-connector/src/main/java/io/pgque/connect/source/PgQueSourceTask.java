@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -18,11 +22,12 @@ import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.metrics.SourceMetrics;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
-import io.pgque.connect.source.record.PayloadConverter;
 import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
 import io.pgque.connect.source.slot.SlotPoller;
+import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -39,7 +44,7 @@ import java.util.Map;
 
 /**
  * One task: leases its share of the slots and turns their batches into records. The work is
- * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (task 0, when enabled) and
+ * done by {@link SlotPoller} (the lease loop), {@link TickerDuty} (when enabled; shared by all tasks) and
  * {@link SlotStatusMonitor}; this class wires them up and takes them down.
  */
 public class PgQueSourceTask extends SourceTask {
@@ -50,6 +55,8 @@ public class PgQueSourceTask extends SourceTask {
     private static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
 
     private HikariDataSource dataSource;
+    private HikariDataSource listenerDataSource;
+    private TickListener listener;
     private SlotPoller poller;
     private TickerDuty ticker;
     private SlotStatusMonitor monitor;
@@ -60,7 +67,7 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public String version() {
-        return PgQueSourceConnector.VERSION;
+        return PgQueSourceConnector.VERSION.get();
     }
 
     @Override
@@ -90,8 +97,13 @@ public class PgQueSourceTask extends SourceTask {
         poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
                 boundary);
+        // A pool of its own: the listener holds its connection for good.
+        listenerDataSource = DataSourceFactory.create(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-ticks");
+        listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+                Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         if (TaskKeys.runsTicker(props)) {
-            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
+            ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                     config.maintInterval(), config.retryInterval());
         }
         monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), config.slots(),
@@ -99,7 +111,7 @@ public class PgQueSourceTask extends SourceTask {
                 config.metricsLogInterval());
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
                 task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
-                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and runs the ticker" : "");
+                exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and shares the ticker duty" : "");
     }
 
     private static RecordFactory records(SourceConfig config) {
@@ -107,7 +119,7 @@ public class PgQueSourceTask extends SourceTask {
                 ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
                 : KafkaPartitionChooser.byKey();
         return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                PayloadConverter.of(config.valueFormat()), partitions);
+                RecordValues.of(config.valueFormat()), partitions);
     }
 
     private PluginMetrics pluginMetrics() {
@@ -120,10 +132,12 @@ public class PgQueSourceTask extends SourceTask {
     }
 
     /**
-     * Runs on the producer's callback thread: only counts the record towards its batch. The ack
-     * in PostgreSQL happens on the next poll(), so this thread never waits for the database. A
-     * null {@code metadata} means Connect dropped the record on purpose (a filter, or a tolerated
-     * conversion error): the record is done as far as the batch is concerned.
+     * Runs on the producer's callback thread: only counts the record towards its batch. The last
+     * record of a batch wakes the poll thread, which Connect keeps waiting inside poll() between
+     * batches, and that thread acks the batch and opens the slot's next one at once; this thread
+     * never waits for the database. A null {@code metadata} means Connect dropped the record on
+     * purpose (a filter, or a tolerated conversion error): the record is done as far as the batch
+     * is concerned.
      */
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
@@ -137,6 +151,12 @@ public class PgQueSourceTask extends SourceTask {
         if (coop != null) {
             coop.stop(STOP_GRACE);
             return;
+        }
+        if (listener != null) {
+            listener.close();
+        }
+        if (listenerDataSource != null) {
+            listenerDataSource.close();
         }
         if (poller != null) {
             poller.stop();

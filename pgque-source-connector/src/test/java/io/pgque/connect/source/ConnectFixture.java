@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
@@ -9,9 +13,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -264,22 +265,5 @@ final class ConnectFixture implements AutoCloseable {
         }, "it-producer-" + queue);
         producer.start();
         return producer;
-    }
-
-    /** Sum of one plugin metric over the connector's current tasks (not per-slot ones), read over JMX. */
-    static double pluginMetricSum(String connector, String attribute) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            double sum = 0;
-            for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                    + connector + ",*"), null)) {
-                if (name.getKeyProperty("slot") == null) {
-                    sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
-                }
-            }
-            return sum;
-        } catch (Exception e) {
-            throw new AssertionError("cannot read plugin metric " + attribute + ": " + e, e);
-        }
     }
 }

@@ -1,18 +1,29 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
 import io.pgque.connect.source.config.TaskKeys;
+import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 /**
  * What the tests that drive one task by hand, in place of the Connect worker, share: the task's
- * configuration, rounds of keyed events, and polling until a batch comes.
+ * configuration and start, rounds of keyed events, polling until a batch comes, and the check
+ * that each key's events came in send order.
  */
 final class HandDrivenTask {
 
@@ -54,6 +65,31 @@ final class HandDrivenTask {
         pg.tick(queue);
     }
 
+    /** A task started with {@code props}, in a worker context with no offsets and no plugin metrics. */
+    static PgQueSourceTask start(Map<String, String> props) {
+        PgQueSourceTask task = new PgQueSourceTask();
+        task.initialize(new NoMetricsContext(props));
+        task.start(props);
+        return task;
+    }
+
+    /** Per key, the first delivery of values {@code key:0 .. key:values-1} follows send order, none missing. */
+    static void assertFirstDeliveriesInSendOrder(List<SourceRecord> delivered, List<String> keys, int values) {
+        for (String key : keys) {
+            LinkedHashSet<String> firsts = new LinkedHashSet<>();
+            for (SourceRecord record : delivered) {
+                if (key.equals(record.key())) {
+                    firsts.add((String) record.value());
+                }
+            }
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < values; i++) {
+                expected.add(key + ":" + i);
+            }
+            assertEquals(expected, new ArrayList<>(firsts), "order of key " + key);
+        }
+    }
+
     static List<SourceRecord> pollUntilRecords(PgQueSourceTask task) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         while (System.nanoTime() < deadline) {
@@ -63,5 +99,18 @@ final class HandDrivenTask {
             }
         }
         throw new AssertionError("no records within 15 s");
+    }
+
+    /** A worker context stand-in: the task's own keys, no offsets, no plugin metrics. */
+    private record NoMetricsContext(Map<String, String> configs) implements SourceTaskContext {
+        @Override
+        public OffsetStorageReader offsetStorageReader() {
+            return null;
+        }
+
+        @Override
+        public PluginMetrics pluginMetrics() {
+            return null;
+        }
     }
 }

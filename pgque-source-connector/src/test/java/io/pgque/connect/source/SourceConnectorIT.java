@@ -1,7 +1,14 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgque.client.Event;
 import io.pgque.connect.source.record.SourceOffsets;
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -75,8 +82,64 @@ class SourceConnectorIT {
         Map<String, List<Integer>> byKey = fixture.readPerKey("orders", keys * perKey);
         fixture.assertPerKeyOrder(byKey, keys, perKey);
         QueueFixture.await("the tasks' plugin metrics to count every acked record", DELIVERY_TIMEOUT,
-                () -> ConnectFixture.pluginMetricSum("orders-src", "records-acked-total") >= keys * perKey);
+                () -> PluginMetricsJmx.sum("orders-src", "records-acked-total") >= keys * perKey);
         connect.deleteConnector("orders-src");
+    }
+
+    /**
+     * pgque.value.format=envelope through JsonConverter with schemas.enable=true: a consumer reads
+     * the declared schema and every part of each event, the payload as text.
+     */
+    @Test
+    void envelopeValuesCarryTheirSchemaToAKafkaConsumer() throws Exception {
+        String queue = "envelopes";
+        pg.createQueue(queue);
+        connect.kafka().createTopic(queue, 1);
+        Map<String, String> config = fixture.connectorConfig("envelope-src", queue, 1, 1);
+        config.put("pgque.ticker.enabled", "true");
+        config.put("pgque.value.format", "envelope");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter.schemas.enable", "true");
+        connect.configureConnector("envelope-src", config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("envelope-src", 1, "source did not start");
+
+        pg.send(queue, List.of(
+                new Event("invoice.paid", "{\"amount\":12.5}", "tenant-1", null, "trace-7", null),
+                Event.of("note", "plain text, not JSON").withPartitionKey("tenant-2")));
+
+        ObjectMapper json = new ObjectMapper();
+        Map<String, JsonNode> byKey = new HashMap<>();
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "it-envelopes");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumerAndSubscribeTo(props, queue)) {
+            while (byKey.size() < 2) {
+                assertTrue(System.nanoTime() < deadline, "only " + byKey.keySet() + " arrived in time");
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    byKey.put(new String(record.key(), StandardCharsets.UTF_8), json.readTree(record.value()));
+                }
+            }
+        }
+        JsonNode paid = byKey.get("tenant-1");
+        assertEquals("io.pgque.Event", paid.at("/schema/name").asText(), paid.toString());
+        assertEquals(1, paid.at("/schema/version").asInt());
+        List<String> fields = new ArrayList<>();
+        paid.at("/schema/fields").forEach(f -> fields.add(f.get("field").asText()));
+        assertEquals(List.of("id", "type", "payload", "time", "extra1", "extra2", "extra3", "extra4", "retry_count"), fields);
+        JsonNode event = paid.get("payload");
+        assertTrue(event.get("id").asLong() > 0, event.toString());
+        assertEquals("invoice.paid", event.get("type").asText());
+        assertEquals("{\"amount\":12.5}", event.get("payload").asText(), "the payload is the text as sent");
+        assertTrue(Math.abs(System.currentTimeMillis() - event.get("time").asLong()) < DELIVERY_TIMEOUT.toMillis(),
+                "time is the event's epoch milliseconds: " + event);
+        assertEquals("tenant-1", event.get("extra1").asText());
+        assertTrue(event.get("extra2").isNull(), event.toString());
+        assertEquals("trace-7", event.get("extra3").asText());
+        assertEquals(0, event.get("retry_count").asInt());
+        assertEquals("plain text, not JSON", byKey.get("tenant-2").at("/payload/payload").asText(),
+                "any payload fits, JSON or not");
+        connect.deleteConnector("envelope-src");
     }
 
     /** (b) With fewer tasks than slots, slots that get no events still move, so none pins rotation. */
@@ -206,7 +269,6 @@ class SourceConnectorIT {
         connect.deleteConnector("flaky-src");
     }
 
-    /** Sum of one plugin metric over the connector's tasks, read over JMX like an operator would. */
     /** (f) Connect's offsets REST API: an offset the connector would never read is refused, its own are kept. */
     @Test
     void offsetRequestsThroughRestAreCheckedBeforeConnectStoresThem() throws Exception {

@@ -1,5 +1,10 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -100,7 +105,7 @@ class SourceCooperativeIT {
             fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, "tasks back");
             second.join(ConnectFixture.DELIVERY_TIMEOUT.toMillis());
             assertEveryEventOnce(name);
-            assertTrue(ConnectFixture.pluginMetricSum(name, "batches-skipped-total") >= 2,
+            assertTrue(PluginMetricsJmx.sum(name, "batches-skipped-total") >= 2,
                     "each restarted task acked a committed batch without sending it again");
         } finally {
             fixture.pg.execute("drop trigger if exists coop_fail_acks on pgque.subscription");

@@ -1,5 +1,10 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,7 +122,7 @@ class SourceExactlyOnceIT {
             fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, "tasks back");
             second.join(ConnectFixture.DELIVERY_TIMEOUT.toMillis());
             assertEveryEventOnce(name);
-            assertTrue(ConnectFixture.pluginMetricSum(name, "batches-skipped-total") >= 2,
+            assertTrue(PluginMetricsJmx.sum(name, "batches-skipped-total") >= 2,
                     "each restarted task acked a committed batch without sending it again");
             fixture.connect.deleteConnector(name);
         } finally {

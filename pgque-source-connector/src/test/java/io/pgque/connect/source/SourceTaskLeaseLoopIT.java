@@ -1,22 +1,27 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source;
 
 import io.pgque.client.SlotConsumer;
 import io.pgque.connect.source.record.EventHeaders;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static io.pgque.connect.source.HandDrivenTask.N;
+import static io.pgque.connect.source.HandDrivenTask.assertFirstDeliveriesInSendOrder;
 import static io.pgque.connect.source.HandDrivenTask.pollUntilRecords;
 import static io.pgque.connect.source.HandDrivenTask.sendRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -143,11 +148,43 @@ class SourceTaskLeaseLoopIT {
         }
     }
 
+    @Test
+    void aWaitingSlotReadsItsBatchOnTheTickNotAtTheEndOfItsPollInterval() throws Exception {
+        String queue = "woken";
+        String consumer = "woken-src";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        List<String> keys = pg.keysOnSlot("w", 0, N, 2);
+        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
+        props.put("pgque.poll.interval.ms", "30000");
+        props.put("pgque.lease.ttl.ms", "90000");
+        PgQueSourceTask task = start(props);
+        sendRound(pg, queue, keys, 0);
+        pollUntilRecords(task).forEach(r -> commit(task, r));
+        long tickBefore = pg.lastTick(queue, consumer, 0);
+
+        // The next poll acks that batch and, in the same transaction, finds the slot empty: from
+        // then on the slot rests for its 30 s poll interval, and this poll() waits as long.
+        ExecutorService pollThread = Executors.newSingleThreadExecutor();
+        try {
+            Future<List<SourceRecord>> next = pollThread.submit(task::poll);
+            QueueFixture.await("the first batch to be acked", Duration.ofSeconds(15),
+                    () -> pg.lastTick(queue, consumer, 0) > tickBefore);
+            sendRound(pg, queue, keys, 5);
+            List<SourceRecord> records = next.get(20, TimeUnit.SECONDS);
+            assertNotNull(records, "the batch came with the tick, not after the 30 s poll interval");
+            assertEquals(10, records.size());
+        } finally {
+            pollThread.shutdownNow();
+        }
+    }
+
     private PgQueSourceTask start(String queue, String consumer, String slots) {
-        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, slots);
-        PgQueSourceTask task = new PgQueSourceTask();
-        task.initialize(new NoMetricsContext(props));
-        task.start(props);
+        return start(HandDrivenTask.props(pg, queue, consumer, slots));
+    }
+
+    private PgQueSourceTask start(Map<String, String> props) {
+        PgQueSourceTask task = HandDrivenTask.start(props);
         tasks.add(task);
         return task;
     }
@@ -158,35 +195,5 @@ class SourceTaskLeaseLoopIT {
 
     private static long header(SourceRecord record, String name) {
         return ((Number) record.headers().lastWithName(name).value()).longValue();
-    }
-
-    /** Per key, the first delivery of each value follows send order and nothing is missing. */
-    private static void assertFirstDeliveriesInSendOrder(List<SourceRecord> delivered, List<String> keys, int rounds) {
-        for (String key : keys) {
-            LinkedHashSet<String> firsts = new LinkedHashSet<>();
-            for (SourceRecord record : delivered) {
-                if (key.equals(record.key())) {
-                    firsts.add((String) record.value());
-                }
-            }
-            List<String> expected = new ArrayList<>();
-            for (int i = 0; i < rounds; i++) {
-                expected.add(key + ":" + i);
-            }
-            assertEquals(expected, new ArrayList<>(firsts), "order of key " + key);
-        }
-    }
-
-    /** A worker context stand-in: the task's own keys, no offsets, no plugin metrics. */
-    private record NoMetricsContext(Map<String, String> configs) implements SourceTaskContext {
-        @Override
-        public OffsetStorageReader offsetStorageReader() {
-            return null;
-        }
-
-        @Override
-        public PluginMetrics pluginMetrics() {
-            return null;
-        }
     }
 }

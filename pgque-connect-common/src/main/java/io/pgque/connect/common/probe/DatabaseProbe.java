@@ -1,13 +1,26 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.common.probe;
 
+import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.ConnectionSettings;
 import org.postgresql.Driver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * One short-lived connection for a connector's {@code validate()}: can we log in, is the engine
@@ -19,10 +32,71 @@ import java.util.Properties;
  */
 public final class DatabaseProbe implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(DatabaseProbe.class);
+
+    /**
+     * Beyond connection.timeout.ms, so that the driver's own timeout (connect, login, socket)
+     * ends a stuck step first and its precise message reaches the user.
+     */
+    private static final long SLACK_MS = 2_000;
+
+    /** What a connector asks of the database while validating; may fail as the probe's queries do. */
+    @FunctionalInterface
+    public interface Check<T> {
+        T run(DatabaseProbe probe) throws SQLException;
+    }
+
     private final Connection connection;
 
     private DatabaseProbe(Connection connection) {
         this.connection = connection;
+    }
+
+    /**
+     * Opens a probe with {@code settings} and runs {@code check} on it, in a thread of its own
+     * and for at most connection.timeout.ms (plus a little): a validate call must answer even
+     * when the database does not. Every way this can fail (no login, a failed query, no answer,
+     * a bug) comes back through {@code problem} as one message for the user, fit to be filed
+     * under connection.url; both connectors validate this way.
+     */
+    public static <T> T check(ConnectionSettings settings, String applicationName, Check<T> check,
+                              Function<String, T> problem) {
+        ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, applicationName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            return executor.submit(() -> openAndRun(settings, applicationName, check, problem))
+                    .get(settings.timeoutMs() + SLACK_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            return problem.apply("No answer from the database at " + settings.url() + " within " + settings.timeoutMs()
+                    + " ms (" + ConnectionConfigDef.TIMEOUT_MS + "); check the host, port and firewall");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return problem.apply("Interrupted while checking the database");
+        } catch (ExecutionException e) {
+            log.warn("Checking the database failed unexpectedly", e.getCause());
+            return problem.apply("Checking the database failed: " + e.getCause());
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private static <T> T openAndRun(ConnectionSettings settings, String applicationName, Check<T> check,
+                                    Function<String, T> problem) {
+        DatabaseProbe probe;
+        try {
+            probe = open(settings, applicationName);
+        } catch (SQLException e) {
+            String user = settings.user().isEmpty() ? "" : " as user '" + settings.user() + "'";
+            return problem.apply("Cannot connect to " + settings.url() + user + ": " + describe(e, settings));
+        }
+        try (probe) {
+            return check.run(probe);
+        } catch (SQLException e) {
+            return problem.apply("Checking the database failed: " + describe(e, settings));
+        }
     }
 
     /**
@@ -107,6 +181,31 @@ public final class DatabaseProbe implements AutoCloseable {
     /** Whether the current role may create schemas in this database (what installing needs first). */
     public boolean canCreateSchema() throws SQLException {
         return bool("select has_database_privilege(current_user, current_database(), 'CREATE')");
+    }
+
+    /** Whether the current role is a member of {@code role} (with its rights); false when there is no such role. */
+    public boolean hasRole(String role) throws SQLException {
+        return bool("select coalesce((select pg_has_role(oid, 'USAGE') from pg_roles where rolname = ?), false)", role);
+    }
+
+    /** Whether the current role is a superuser. */
+    public boolean superuser() throws SQLException {
+        return bool("select rolsuper from pg_roles where rolname = current_user");
+    }
+
+    /**
+     * The slot count a partitioned consumer of the queue is pinned to, or null when it has no
+     * slots yet; needs {@code pgque_reader}.
+     */
+    public Integer pinnedSlots(String queue, String consumer) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "select n from pgque.partition_slot_status where queue_name = ? and consumer = ? limit 1")) {
+            ps.setString(1, queue);
+            ps.setString(2, consumer);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : null;
+            }
+        }
     }
 
     /** Whether the queue exists; needs {@code pgque.get_queue_info(text)}, which writers and readers have. */

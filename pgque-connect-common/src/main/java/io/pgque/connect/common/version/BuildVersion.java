@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.common.version;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
+import java.util.function.Supplier;
 
 /**
  * Reads the version a module's build wrote into a properties resource, so that a connector's
@@ -12,6 +17,27 @@ import java.util.Properties;
 public final class BuildVersion {
 
     private BuildVersion() {
+    }
+
+    /**
+     * {@link #read} on first use rather than at class load: how both connectors read their
+     * version, so a packaging mistake shows up as an error from {@code version()} instead of
+     * breaking the worker's plugin scan.
+     */
+    public static Supplier<String> lazily(Class<?> anchor, String resource) {
+        return new Supplier<>() {
+            private volatile String version;
+
+            @Override
+            public String get() {
+                String v = version;
+                if (v == null) {
+                    v = read(anchor, resource);
+                    version = v;
+                }
+                return v;
+            }
+        };
     }
 
     /**

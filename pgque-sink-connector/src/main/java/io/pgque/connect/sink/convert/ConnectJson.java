@@ -1,10 +1,10 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.convert;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.DecimalNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -12,6 +12,7 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -24,7 +25,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Connect data (with a schema, or schemaless Java values) as a Jackson tree.
+ * Connect data (with a schema, or schemaless Java values) written as JSON text, straight into a
+ * generator: no intermediate tree, since the sink writes every value of every record this way.
  *
  * <p>Logical types: Decimal keeps its exact digits as a JSON number; Date, Time and Timestamp
  * become ISO-8601 strings in UTC; bytes become base64 strings. Map keys become object member
@@ -33,153 +35,149 @@ import java.util.TreeMap;
  */
 final class ConnectJson {
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-
+    private final JsonGenerator out;
     private final boolean canonical;
 
-    private ConnectJson(boolean canonical) {
+    private ConnectJson(JsonGenerator out, boolean canonical) {
+        this.out = out;
         this.canonical = canonical;
     }
 
     /** Members in schema (or map iteration) order, as the producer wrote them. */
-    static JsonNode tree(Schema schema, Object value) {
-        return new ConnectJson(false).toNode(schema, value);
+    static String text(Schema schema, Object value) {
+        return JsonText.write(out -> new ConnectJson(out, false).value(schema, value));
     }
 
     /** Members sorted by name at every level. */
-    static JsonNode canonicalTree(Schema schema, Object value) {
-        return new ConnectJson(true).toNode(schema, value);
+    static String canonicalText(Schema schema, Object value) {
+        return JsonText.write(out -> new ConnectJson(out, true).value(schema, value));
     }
 
-    private JsonNode toNode(Schema schema, Object value) {
+    /** {@code value} as the next value of {@code out}, members in schema order. */
+    static void write(JsonGenerator out, Schema schema, Object value) throws IOException {
+        new ConnectJson(out, false).value(schema, value);
+    }
+
+    private void value(Schema schema, Object value) throws IOException {
         if (value == null) {
-            return NODES.nullNode();
+            out.writeNull();
+        } else if (value instanceof Struct) {
+            struct((Struct) value);
+        } else if (schema == null) {
+            schemaless(value);
+        } else {
+            withSchema(schema, value);
         }
-        if (value instanceof Struct) {
-            return struct((Struct) value);
-        }
-        return schema == null ? schemaless(value) : withSchema(schema, value);
     }
 
-    private JsonNode withSchema(Schema schema, Object value) {
+    private void withSchema(Schema schema, Object value) throws IOException {
         String logical = schema.name();
         if (Decimal.LOGICAL_NAME.equals(logical)) {
-            return DecimalNode.valueOf(expect(value, BigDecimal.class, schema));
+            out.writeNumber(expect(value, BigDecimal.class, schema));
+            return;
         }
         if (org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(logical)) {
-            return NODES.textNode(Temporal.date(expect(value, Date.class, schema)));
+            out.writeString(Temporal.date(expect(value, Date.class, schema)));
+            return;
         }
         if (Time.LOGICAL_NAME.equals(logical)) {
-            return NODES.textNode(Temporal.time(expect(value, Date.class, schema)));
+            out.writeString(Temporal.time(expect(value, Date.class, schema)));
+            return;
         }
         if (Timestamp.LOGICAL_NAME.equals(logical)) {
-            return NODES.textNode(Temporal.timestamp(expect(value, Date.class, schema)));
+            out.writeString(Temporal.timestamp(expect(value, Date.class, schema)));
+            return;
         }
         switch (schema.type()) {
-            case INT8:
-                return NODES.numberNode(expect(value, Byte.class, schema));
-            case INT16:
-                return NODES.numberNode(expect(value, Short.class, schema));
-            case INT32:
-                return NODES.numberNode(expect(value, Integer.class, schema));
-            case INT64:
-                return NODES.numberNode(expect(value, Long.class, schema));
-            case FLOAT32:
-                return NODES.numberNode(expect(value, Float.class, schema));
-            case FLOAT64:
-                return NODES.numberNode(expect(value, Double.class, schema));
-            case BOOLEAN:
-                return NODES.booleanNode(expect(value, Boolean.class, schema));
-            case STRING:
-                return NODES.textNode(expect(value, String.class, schema));
-            case BYTES:
+            case INT8 -> out.writeNumber(expect(value, Byte.class, schema));
+            case INT16 -> out.writeNumber(expect(value, Short.class, schema));
+            case INT32 -> out.writeNumber(expect(value, Integer.class, schema));
+            case INT64 -> out.writeNumber(expect(value, Long.class, schema));
+            case FLOAT32 -> out.writeNumber(expect(value, Float.class, schema));
+            case FLOAT64 -> out.writeNumber(expect(value, Double.class, schema));
+            case BOOLEAN -> out.writeBoolean(expect(value, Boolean.class, schema));
+            case STRING -> out.writeString(expect(value, String.class, schema));
+            case BYTES -> {
                 if (!Bytes.isBytes(value)) {
                     throw mismatch(value, schema);
                 }
-                return NODES.textNode(Bytes.base64(value));
-            case ARRAY:
-                return array(schema.valueSchema(), expect(value, Collection.class, schema));
-            case MAP:
-                return map(schema.keySchema(), schema.valueSchema(), expect(value, Map.class, schema));
-            case STRUCT:
-                throw mismatch(value, schema); // a Struct value was handled above
-            default:
-                throw new RecordRejectedException("unsupported schema type " + schema.type());
+                out.writeString(Bytes.base64(value));
+            }
+            case ARRAY -> array(schema.valueSchema(), expect(value, Collection.class, schema));
+            case MAP -> map(schema.keySchema(), schema.valueSchema(), expect(value, Map.class, schema));
+            case STRUCT -> throw mismatch(value, schema); // a Struct value was handled above
+            default -> throw new RecordRejectedException("unsupported schema type " + schema.type());
         }
     }
 
-    private JsonNode schemaless(Object value) {
+    private void schemaless(Object value) throws IOException {
         if (value instanceof String) {
-            return NODES.textNode((String) value);
+            out.writeString((String) value);
+        } else if (value instanceof Boolean) {
+            out.writeBoolean((Boolean) value);
+        } else if (value instanceof Byte || value instanceof Short || value instanceof Integer) {
+            out.writeNumber(((Number) value).intValue());
+        } else if (value instanceof Long) {
+            out.writeNumber((Long) value);
+        } else if (value instanceof Float) {
+            out.writeNumber((Float) value);
+        } else if (value instanceof Double) {
+            out.writeNumber((Double) value);
+        } else if (value instanceof BigDecimal) {
+            out.writeNumber((BigDecimal) value);
+        } else if (value instanceof BigInteger) {
+            out.writeNumber((BigInteger) value);
+        } else if (Bytes.isBytes(value)) {
+            out.writeString(Bytes.base64(value));
+        } else if (value instanceof Date) {
+            out.writeString(Temporal.timestamp((Date) value));
+        } else if (value instanceof Map) {
+            map(null, null, (Map<?, ?>) value);
+        } else if (value instanceof Collection) {
+            array(null, (Collection<?>) value);
+        } else {
+            throw new RecordRejectedException("unsupported value type " + value.getClass().getName());
         }
-        if (value instanceof Boolean) {
-            return NODES.booleanNode((Boolean) value);
-        }
-        if (value instanceof Byte || value instanceof Short || value instanceof Integer) {
-            return NODES.numberNode(((Number) value).intValue());
-        }
-        if (value instanceof Long) {
-            return NODES.numberNode((Long) value);
-        }
-        if (value instanceof Float) {
-            return NODES.numberNode((Float) value);
-        }
-        if (value instanceof Double) {
-            return NODES.numberNode((Double) value);
-        }
-        if (value instanceof BigDecimal) {
-            return DecimalNode.valueOf((BigDecimal) value);
-        }
-        if (value instanceof BigInteger) {
-            return NODES.numberNode((BigInteger) value);
-        }
-        if (Bytes.isBytes(value)) {
-            return NODES.textNode(Bytes.base64(value));
-        }
-        if (value instanceof Date) {
-            return NODES.textNode(Temporal.timestamp((Date) value));
-        }
-        if (value instanceof Map) {
-            return map(null, null, (Map<?, ?>) value);
-        }
-        if (value instanceof Collection) {
-            return array(null, (Collection<?>) value);
-        }
-        throw new RecordRejectedException("unsupported value type " + value.getClass().getName());
     }
 
-    private JsonNode struct(Struct struct) {
+    private void struct(Struct struct) throws IOException {
         List<Field> fields = struct.schema().fields();
         if (canonical) {
             fields = new ArrayList<>(fields);
             fields.sort(Comparator.comparing(Field::name));
         }
-        ObjectNode object = NODES.objectNode();
+        out.writeStartObject();
         for (Field field : fields) {
-            object.set(field.name(), toNode(field.schema(), struct.get(field)));
+            out.writeFieldName(field.name());
+            value(field.schema(), struct.get(field));
         }
-        return object;
+        out.writeEndObject();
     }
 
-    private JsonNode array(Schema elementSchema, Collection<?> elements) {
-        ArrayNode array = NODES.arrayNode(elements.size());
+    private void array(Schema elementSchema, Collection<?> elements) throws IOException {
+        out.writeStartArray();
         for (Object element : elements) {
-            array.add(toNode(elementSchema, element));
+            value(elementSchema, element);
         }
-        return array;
+        out.writeEndArray();
     }
 
-    private JsonNode map(Schema keySchema, Schema valueSchema, Map<?, ?> entries) {
-        Map<String, JsonNode> members = canonical ? new TreeMap<>() : new LinkedHashMap<>();
+    // A name that two keys share (say 1 and "1") keeps its first place and the last value, as a
+    // JSON object can hold one member per name.
+    private void map(Schema keySchema, Schema valueSchema, Map<?, ?> entries) throws IOException {
+        Map<String, Object> members = canonical ? new TreeMap<>() : new LinkedHashMap<>();
         for (Map.Entry<?, ?> entry : entries.entrySet()) {
             if (entry.getKey() == null) {
                 throw new RecordRejectedException("a map has a null key, which JSON cannot represent");
             }
-            members.put(KeyText.of(keySchema, entry.getKey()), toNode(valueSchema, entry.getValue()));
+            members.put(KeyText.of(keySchema, entry.getKey()), entry.getValue());
         }
-        ObjectNode object = NODES.objectNode();
-        members.forEach(object::set);
-        return object;
+        out.writeStartObject();
+        for (Map.Entry<String, Object> member : members.entrySet()) {
+            out.writeFieldName(member.getKey());
+            value(valueSchema, member.getValue());
+        }
+        out.writeEndObject();
     }
 
     private static <T> T expect(Object value, Class<T> type, Schema schema) {

@@ -1,15 +1,20 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.convert;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamWriteFeature;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.io.StringWriter;
 
-/** Writing JSON trees as text, and checking that text a record brings is one JSON value. */
+/** Writing JSON text, and checking that text a record brings is one JSON value. */
 final class JsonText {
 
     // Decimals keep their exact digits and never turn into exponent notation (1E+3).
@@ -20,12 +25,24 @@ final class JsonText {
     private JsonText() {
     }
 
-    static String write(JsonNode node) {
-        try {
-            return MAPPER.writeValueAsString(node);
+    /** What {@link #write} writes: one JSON value. */
+    @FunctionalInterface
+    interface Body {
+        void writeTo(JsonGenerator out) throws IOException;
+    }
+
+    /** The text {@code body} writes. */
+    static String write(Body body) {
+        StringWriter text = new StringWriter(1024);
+        try (JsonGenerator out = MAPPER.createGenerator(text)) {
+            body.writeTo(out);
         } catch (JsonProcessingException e) {
             throw new RecordRejectedException("cannot be written as JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            // A StringWriter does no I/O; only the generator's own checks end up here.
+            throw new RecordRejectedException("cannot be written as JSON: " + e.getMessage());
         }
+        return text.toString();
     }
 
     /**

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.convert;
 
 import org.apache.kafka.connect.data.Schema;
@@ -56,7 +60,7 @@ final class KeyText {
             return Bytes.base64(value);
         }
         if (value instanceof Struct || value instanceof Map || value instanceof Collection) {
-            return JsonText.write(ConnectJson.canonicalTree(schema, value));
+            return ConnectJson.canonicalText(schema, value);
         }
         throw new RecordRejectedException("unsupported value type " + value.getClass().getName());
     }

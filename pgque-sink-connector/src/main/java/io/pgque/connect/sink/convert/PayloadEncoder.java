@@ -1,6 +1,9 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.convert;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.pgque.connect.sink.config.PayloadFormat;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -46,7 +49,7 @@ final class PayloadEncoder {
             JsonText.requireJson(text, WHAT);
             return text;
         }
-        return JsonText.write(ConnectJson.tree(schema, value));
+        return ConnectJson.text(schema, value);
     }
 
     // Scalars as their plain text (a date is 2024-01-31, not "2024-01-31"); structures as JSON.
@@ -54,10 +57,10 @@ final class PayloadEncoder {
         if (raw(schema, value)) {
             return value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT);
         }
-        // Building the tree also checks the value against its schema, for scalars too.
-        JsonNode tree = ConnectJson.tree(schema, value);
+        // Writing it as JSON also checks the value against its schema, for scalars too.
+        String json = ConnectJson.text(schema, value);
         if (value instanceof Struct || value instanceof Map || value instanceof Collection) {
-            return JsonText.write(tree);
+            return json;
         }
         return KeyText.of(schema, value);
     }

@@ -1,11 +1,16 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.convert;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pgque.connect.common.template.Placeholder;
 import io.pgque.connect.common.template.PlaceholderValues;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The placeholder values of one record. The key text and the headers' JSON are computed at most
@@ -72,15 +77,22 @@ final class RecordPlaceholders implements PlaceholderValues {
     // ${header:NAME} does.
     private String headersJson() {
         if (headersJson == null) {
-            ObjectNode object = JsonNodeFactory.instance.objectNode();
+            Map<String, Header> last = new LinkedHashMap<>();
             for (Header header : record.headers()) {
-                try {
-                    object.set(header.key(), ConnectJson.tree(header.schema(), header.value()));
-                } catch (RecordRejectedException e) {
-                    throw new RecordRejectedException("header '" + header.key() + "': " + e.getMessage());
-                }
+                last.put(header.key(), header);
             }
-            headersJson = JsonText.write(object);
+            headersJson = JsonText.write(out -> {
+                out.writeStartObject();
+                for (Header header : last.values()) {
+                    out.writeFieldName(header.key());
+                    try {
+                        ConnectJson.write(out, header.schema(), header.value());
+                    } catch (RecordRejectedException e) {
+                        throw new RecordRejectedException("header '" + header.key() + "': " + e.getMessage());
+                    }
+                }
+                out.writeEndObject();
+            });
         }
         return headersJson;
     }

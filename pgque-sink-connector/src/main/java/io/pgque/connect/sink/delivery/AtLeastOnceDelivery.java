@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.delivery;
 
 import io.pgque.connect.sink.convert.RecordConverter;
@@ -6,27 +10,55 @@ import io.pgque.connect.sink.write.RejectedEvent;
 import io.pgque.connect.sink.write.SinkWriter;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The default mode: each put is committed in PostgreSQL before it returns, and Kafka commits the
- * offsets later. A failure between the two makes the worker deliver a suffix again, which is
- * written again after the originals (duplicates, never reordering).
+ * The default mode: each put is committed in PostgreSQL before Kafka may commit its offsets. A
+ * failure between the two makes the worker deliver a suffix again, which is written again after
+ * the originals (duplicates, never reordering).
+ *
+ * <p>A put's write runs on the task's writer thread ({@link WriteAhead}) while the worker polls
+ * and converts the next records; the next put, or {@code preCommit}, waits for it first. So
+ * {@code preCommit} still only ever returns offsets whose events are committed. When a write
+ * fails for a reason that retrying can cure (the database stayed unreachable through the
+ * writer's retries), the worker has already moved on: the task then seeks each partition of the
+ * failed put back to the put's first record and drops the later records of those partitions, so
+ * the worker delivers them again, in order.
  */
 public final class AtLeastOnceDelivery implements Delivery {
+
+    private static final Logger log = LoggerFactory.getLogger(AtLeastOnceDelivery.class);
 
     private final RecordConverter converter;
     private final BadRecordHandler badRecords;
     private final SinkWriter writer;
+    private final SinkTaskContext context;
+    private final WriteAhead<List<RejectedEvent>> ahead;
+    // The put whose write is in flight.
+    private ConvertedPut writing;
+    // Partitions to deliver again after a failed write, from these offsets: to seek at the next
+    // put, then sought (the worker seeks before the put after it).
+    private final Map<TopicPartition, Long> toSeek = new HashMap<>();
+    private final Map<TopicPartition, Long> sought = new HashMap<>();
+    // A write failure that retrying cannot cure, thrown again until the worker stops the task.
+    private RuntimeException failed;
 
-    public AtLeastOnceDelivery(RecordConverter converter, BadRecordHandler badRecords, SinkWriter writer) {
+    public AtLeastOnceDelivery(RecordConverter converter, BadRecordHandler badRecords, SinkWriter writer,
+                               SinkTaskContext context, String writerThreadName) {
         this.converter = converter;
         this.badRecords = badRecords;
         this.writer = writer;
+        this.context = context;
+        this.ahead = new WriteAhead<>(writerThreadName);
     }
 
     @Override
@@ -36,22 +68,88 @@ public final class AtLeastOnceDelivery implements Delivery {
 
     @Override
     public void put(Collection<SinkRecord> records) {
+        if (failed != null) {
+            throw failed;
+        }
+        // The worker applied the seeks asked for at the last put before delivering these.
+        sought.clear();
+        // Converted while the previous put's write is still running.
         ConvertedPut put = ConvertedPut.of(converter, records);
+        settle();
+        if (!toSeek.isEmpty()) {
+            context.offset(Map.copyOf(toSeek));
+            put = put.without(toSeek.keySet());
+            sought.putAll(toSeek);
+            toSeek.clear();
+        }
         put.failUnlessReportable(badRecords);
-        List<RejectedEvent> rejected = put.events().isEmpty() ? List.of() : writer.write(put.events(), badRecords.canReport());
-        // Reported after the write committed, so a write that is retried never reports twice.
+        if (put.events().isEmpty()) {
+            put.report(badRecords, List.of());
+            return;
+        }
+        ConvertedPut started = put;
+        boolean canReport = badRecords.canReport();
+        writing = started;
+        ahead.start(() -> writer.write(started.events(), canReport));
+    }
+
+    /**
+     * Waits for the write in flight, then reports its bad records (after the commit, so a write
+     * that is retried never reports twice). A write that failed for a curable reason leaves its
+     * partitions to be delivered again; any other failure is thrown, now and by every later put.
+     */
+    private void settle() {
+        if (!ahead.inFlight()) {
+            return;
+        }
+        ConvertedPut put = writing;
+        writing = null;
+        List<RejectedEvent> rejected;
+        try {
+            rejected = ahead.finish();
+        } catch (RetriableException e) {
+            Map<TopicPartition, Long> from = put.firstOffsets();
+            from.forEach((partition, offset) -> toSeek.merge(partition, offset, Math::min));
+            log.warn("{}; the records of {} will be delivered again from offsets {}", e.getMessage(), from.keySet(), from);
+            return;
+        } catch (RuntimeException e) {
+            failed = e;
+            throw e;
+        }
         put.report(badRecords, rejected);
     }
 
-    /** Everything was written in put(); only the dead letter reports may still be in flight. */
+    /** Waits for the write in flight; then only the dead letter reports may still be on their way. */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered) {
+        if (failed != null) {
+            // The worker counts the failed put as delivered; committing that would skip it.
+            return Map.of();
+        }
+        settle();
         badRecords.awaitReports();
-        return delivered;
+        if (toSeek.isEmpty() && sought.isEmpty()) {
+            return delivered;
+        }
+        // Until the worker has sought back, what it counts as delivered runs past what is written.
+        Map<TopicPartition, OffsetAndMetadata> committable = new HashMap<>(delivered);
+        for (Map<TopicPartition, Long> from : List.of(toSeek, sought)) {
+            from.forEach((partition, offset) -> committable.computeIfPresent(partition,
+                    (p, current) -> current.offset() > offset ? new OffsetAndMetadata(offset) : current));
+        }
+        return committable;
     }
 
     @Override
     public void close(Collection<TopicPartition> partitions) {
-        // Nothing is kept per partition.
+        settle();
+        // Their next owner starts from the offsets Kafka committed, which never passed a failed write.
+        partitions.forEach(toSeek::remove);
+        partitions.forEach(sought::remove);
+    }
+
+    @Override
+    public void stop() {
+        ahead.stop();
     }
 }

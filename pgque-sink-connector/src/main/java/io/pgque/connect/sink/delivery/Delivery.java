@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.delivery;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -16,12 +20,22 @@ public interface Delivery {
     /** Connect assigned {@code partitions} to the task; their records follow. */
     void open(Collection<TopicPartition> partitions);
 
-    /** Writes {@code records} (and whatever else the mode keeps with them) before returning. */
+    /**
+     * Writes {@code records} (and whatever else the mode keeps with them). The write may still
+     * be running when this returns; the next put, {@link #preCommit} and {@link #close} wait for
+     * it, and a failure of it is thrown from there.
+     */
     void put(Collection<SinkRecord> records);
 
-    /** The offsets Kafka may commit for the consumer group, given what the worker delivered. */
+    /**
+     * The offsets Kafka may commit for the consumer group, given what the worker delivered:
+     * never beyond what is committed in PostgreSQL.
+     */
     Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered);
 
     /** {@code partitions} were taken from the task (after their offsets were committed). */
     void close(Collection<TopicPartition> partitions);
+
+    /** The task stops: ends the writer thread. */
+    void stop();
 }

@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.delivery;
 
 import io.pgque.connect.sink.convert.RecordConverter;
 import io.pgque.connect.sink.errors.BadRecordHandler;
+import io.pgque.connect.sink.metrics.SinkEvents;
 import io.pgque.connect.sink.offsets.OffsetMove;
 import io.pgque.connect.sink.offsets.OffsetsFencedException;
 import io.pgque.connect.sink.offsets.PartitionOffsets;
@@ -39,6 +44,11 @@ import java.util.TreeMap;
  * partition since (the task lost it in a rebalance and does not know yet, or wrote a commit
  * whose outcome it never learned), the database refuses the move: the put rolls back, the task
  * reads the stored offsets again, drops what is stored and writes the rest.
+ *
+ * <p>As in the default mode, a put's write runs on the task's writer thread ({@link WriteAhead})
+ * while the worker polls and converts the next records. The stored offsets the next put is
+ * checked against are those its predecessor committed, so the next put waits for it before
+ * deciding what is fresh; {@code preCommit}, {@code open} and {@code close} wait for it too.
  */
 public final class ExactlyOnceDelivery implements Delivery {
 
@@ -60,6 +70,12 @@ public final class ExactlyOnceDelivery implements Delivery {
     private final SinkTaskContext context;
     private final long redeliveryBackoffMs;
     private final PartitionOffsets offsets = new PartitionOffsets();
+    private final WriteAhead<Void> ahead;
+    // The put whose write is in flight.
+    private ConvertedPut writing;
+    // A write failure that retrying cannot cure, thrown again until the worker stops the task.
+    private RuntimeException failed;
+    private final SinkEvents metrics;
 
     /**
      * @param redeliveryBackoffMs how long the worker should wait before delivering the records
@@ -67,7 +83,8 @@ public final class ExactlyOnceDelivery implements Delivery {
      */
     public ExactlyOnceDelivery(RecordConverter converter, BadRecordHandler badRecords, SinkWriter writer,
                                DataSource dataSource, StoredOffsets store, SinkTaskContext context,
-                               long redeliveryBackoffMs) {
+                               long redeliveryBackoffMs, String writerThreadName, SinkEvents metrics) {
+        this.metrics = metrics;
         this.converter = converter;
         this.badRecords = badRecords;
         this.writer = writer;
@@ -75,6 +92,7 @@ public final class ExactlyOnceDelivery implements Delivery {
         this.store = store;
         this.context = context;
         this.redeliveryBackoffMs = redeliveryBackoffMs;
+        this.ahead = new WriteAhead<>(writerThreadName);
     }
 
     /**
@@ -84,6 +102,7 @@ public final class ExactlyOnceDelivery implements Delivery {
      */
     @Override
     public void open(Collection<TopicPartition> partitions) {
+        settle();
         Map<TopicPartition, Long> stored;
         try {
             stored = store.read(dataSource);
@@ -110,37 +129,102 @@ public final class ExactlyOnceDelivery implements Delivery {
 
     @Override
     public void put(Collection<SinkRecord> records) {
+        if (failed != null) {
+            throw failed;
+        }
+        // Converted while the previous put's write is still running; what is fresh is known
+        // only once it has committed.
+        ConvertedPut converted = ConvertedPut.of(converter, records);
+        settle();
+        List<SinkRecord> fresh = offsets.unwritten(learnUnknown(records));
+        if (fresh.isEmpty()) {
+            return;
+        }
+        ConvertedPut put = converted.only(fresh);
+        put.failUnlessReportable(badRecords);
+        writing = put;
+        ahead.start(() -> writeWithOffsets(put));
+    }
+
+    /**
+     * On the writer thread: the put's events and its offset moves in one transaction. Bad
+     * records advance the offsets too: they are handled, once reported. They are reported inside
+     * the transaction, and the reports awaited, so a crash may report one twice but can never
+     * commit past a report that was lost. When another writer moved the offsets, the task reads
+     * them again and writes only what they do not cover.
+     */
+    private Void writeWithOffsets(ConvertedPut put) {
         for (int attempt = 1; ; attempt++) {
-            List<SinkRecord> fresh = offsets.unwritten(learnUnknown(records));
+            List<SinkRecord> fresh = offsets.unwritten(put.records());
             if (fresh.isEmpty()) {
-                return;
+                return null;
             }
-            ConvertedPut put = ConvertedPut.of(converter, fresh);
-            put.failUnlessReportable(badRecords);
-            // Bad records advance the offsets too: they are handled, once reported. They are
-            // reported inside the transaction, and the reports awaited, so a crash may report
-            // one twice but can never commit past a report that was lost.
+            ConvertedPut remaining = put.only(fresh);
             List<OffsetMove> moves = offsets.moves(fresh);
             try {
-                writer.write(put.events(), badRecords.canReport(), (connection, rejected) -> {
-                    put.report(badRecords, rejected);
+                writer.write(remaining.events(), badRecords.canReport(), (connection, rejected) -> {
+                    remaining.report(badRecords, rejected);
                     badRecords.awaitReports();
                     store.commit(connection, moves);
                 });
                 offsets.committed(moves);
-                return;
+                return null;
             } catch (OffsetsFencedException e) {
+                metrics.offsetsFenced();
                 List<TopicPartition> partitions = e.moves().stream().map(OffsetMove::partition).toList();
                 offsets.forget(partitions);
                 if (attempt >= FENCED_ATTEMPTS) {
-                    context.timeout(redeliveryBackoffMs);
                     throw new RetriableException("The stored offsets of " + partitions + " were moved by another "
-                            + "writer " + attempt + " times in a row; the worker will deliver the records again in "
-                            + redeliveryBackoffMs + " ms", e);
+                            + "writer " + attempt + " times in a row", e);
                 }
                 log.warn("{}; reading the stored offsets of {} again and writing only what they do not cover",
                         e.getMessage(), partitions);
+                relearn(partitions, put);
             }
+        }
+    }
+
+    /**
+     * Reads the stored offsets of {@code partitions} again. If the put starts above one of
+     * them, records between are missing from the queue and only a delivery from the stored
+     * offset can bring them: that is left to the task thread (see {@link #settle()}).
+     */
+    private void relearn(List<TopicPartition> partitions, ConvertedPut put) {
+        Map<TopicPartition, Long> stored = readStored();
+        offsets.learn(partitions, stored);
+        Map<TopicPartition, Long> first = put.firstOffsets();
+        for (TopicPartition partition : partitions) {
+            Long next = stored.get(partition);
+            if (next != null && first.get(partition) > next) {
+                offsets.forget(partitions);
+                throw new RetriableException("The records of " + partition + " start at " + first.get(partition)
+                        + ", above the offset stored in PostgreSQL (" + next + ")");
+            }
+        }
+    }
+
+    /**
+     * Waits for the write in flight. If it failed in a way that retrying can cure, nothing of it
+     * is committed (or, if its commit's outcome was lost, the stored offsets say so): its
+     * partitions are read again before their next write, which seeks them back to the stored
+     * offsets when records are missing. Any other failure is thrown, now and by every later put.
+     */
+    private void settle() {
+        if (!ahead.inFlight()) {
+            return;
+        }
+        ConvertedPut put = writing;
+        writing = null;
+        try {
+            ahead.finish();
+        } catch (RetriableException e) {
+            offsets.forget(put.firstOffsets().keySet());
+            context.timeout(redeliveryBackoffMs);
+            log.warn("{}; the stored offsets of {} will be read again before their next write", e.getMessage(),
+                    put.firstOffsets().keySet());
+        } catch (RuntimeException e) {
+            failed = e;
+            throw e;
         }
     }
 
@@ -192,6 +276,7 @@ public final class ExactlyOnceDelivery implements Delivery {
                 throw new ConnectException(e.getMessage() + ". The exactly-once mode needs pgque.sink_offsets and "
                         + "pgque.sink_commit_offsets (engine with stored Kafka offsets, role pgque_writer)", e);
             }
+            metrics.transientFailure(false);
             context.timeout(redeliveryBackoffMs);
             throw new RetriableException(e.getMessage() + "; the worker will deliver the records again in "
                     + redeliveryBackoffMs + " ms", e);
@@ -200,11 +285,18 @@ public final class ExactlyOnceDelivery implements Delivery {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered) {
+        settle();
         return offsets.committable(delivered);
     }
 
     @Override
     public void close(Collection<TopicPartition> partitions) {
+        settle();
         offsets.forget(partitions);
+    }
+
+    @Override
+    public void stop() {
+        ahead.stop();
     }
 }

@@ -1,5 +1,10 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.errors;
 
+import io.pgque.connect.sink.metrics.SinkEvents;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -16,19 +21,26 @@ import java.util.concurrent.Future;
  * (which honours errors.tolerance and the dead letter queue), or, when the worker offers none,
  * fails the task with the record's coordinates and the reason. Never drops a record silently.
  *
- * <p>Used from the task's thread only.
+ * <p>Used by one thread at a time: the task's thread, or its writer thread during an
+ * exactly-once write (the task thread waits for that write before it uses the handler again).
  */
 public final class BadRecordHandler {
 
     private static final Logger log = LoggerFactory.getLogger(BadRecordHandler.class);
 
     private final ErrantRecordReporter reporter;
+    private final SinkEvents metrics;
     // Reports still on their way to the dead letter topic; see awaitReports().
     private final List<Future<Void>> pending = new ArrayList<>();
 
     /** {@code reporter} may be null: then every bad record fails the task. */
     public BadRecordHandler(ErrantRecordReporter reporter) {
+        this(reporter, SinkEvents.NONE);
+    }
+
+    public BadRecordHandler(ErrantRecordReporter reporter, SinkEvents metrics) {
         this.reporter = reporter;
+        this.metrics = metrics;
     }
 
     /**
@@ -53,6 +65,7 @@ public final class BadRecordHandler {
         }
         log.warn("Reporting bad record: {}", error.getMessage());
         pending.add(reporter.report(record, error));
+        metrics.deadLettered();
     }
 
     /**

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.offsets;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -22,7 +26,8 @@ import java.util.Set;
  * until it is read.
  *
  * <p>Keyed by each record's original topic and partition (before transforms): the consumer's
- * coordinates, which is what seeks and offset commits name. Used from the task's thread only.
+ * coordinates, which is what seeks and offset commits name. Used by one thread at a time: the
+ * task's thread, or its writer thread while a write is in flight (the task thread waits for it).
  */
 public final class PartitionOffsets {
 
@@ -58,11 +63,6 @@ public final class PartitionOffsets {
     /** Makes {@code partitions} unknown: revoked, or their view proved stale. */
     public void forget(Collection<TopicPartition> partitions) {
         partitions.forEach(known::remove);
-    }
-
-    /** The stored next offset of a known partition, or null when nothing is stored (or it is unknown). */
-    public Long next(TopicPartition partition) {
-        return known.get(partition);
     }
 
     /**

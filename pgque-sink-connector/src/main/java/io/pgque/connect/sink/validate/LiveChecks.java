@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.validate;
 
 import io.pgque.connect.common.config.ConnectionConfigDef;
@@ -9,18 +13,10 @@ import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The part of {@code validate()} that asks the database: can the connector log in, is the
@@ -29,8 +25,6 @@ import java.util.concurrent.TimeoutException;
  * {@code connection.timeout.ms}; each finding is filed under the key the user should change.
  */
 public final class LiveChecks {
-
-    private static final Logger log = LoggerFactory.getLogger(LiveChecks.class);
 
     private static final List<String> CONNECTION_KEYS = List.of(ConnectionConfigDef.URL, ConnectionConfigDef.USER,
             ConnectionConfigDef.PASSWORD, ConnectionConfigDef.TIMEOUT_MS, ConnectionConfigDef.SSL_MODE);
@@ -69,51 +63,15 @@ public final class LiveChecks {
     }
 
     private static Findings run(ConnectionSettings settings, Expectations expected) {
-        ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "pgque-sink-validate");
-            thread.setDaemon(true);
-            return thread;
-        });
-        try {
-            Future<Findings> future = executor.submit(() -> probe(settings, expected));
-            return future.get(settings.timeoutMs(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
+        return DatabaseProbe.check(settings, "pgque-sink-validate", probe -> {
             Findings findings = new Findings();
-            findings.add(ConnectionConfigDef.URL, "No answer from the database at " + settings.url() + " within "
-                    + settings.timeoutMs() + " ms (" + ConnectionConfigDef.TIMEOUT_MS + "); check the host, port and firewall");
-            return findings;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            Findings findings = new Findings();
-            findings.add(ConnectionConfigDef.URL, "Interrupted while checking the database");
-            return findings;
-        } catch (ExecutionException e) {
-            log.warn("Checking the database failed unexpectedly", e.getCause());
-            Findings findings = new Findings();
-            findings.add(ConnectionConfigDef.URL, "Checking the database failed: " + e.getCause());
-            return findings;
-        } finally {
-            executor.shutdownNow();
-        }
-    }
-
-    private static Findings probe(ConnectionSettings settings, Expectations expected) {
-        Findings findings = new Findings();
-        DatabaseProbe probe;
-        try {
-            probe = DatabaseProbe.open(settings, "pgque-sink-validate");
-        } catch (java.sql.SQLException e) {
-            String user = settings.user().isEmpty() ? "" : " as user '" + settings.user() + "'";
-            findings.add(ConnectionConfigDef.URL, "Cannot connect to " + settings.url() + user + ": "
-                    + DatabaseProbe.describe(e, settings));
-            return findings;
-        }
-        try (probe) {
             new SinkDatabaseRules(probe, expected, findings).check();
-        } catch (java.sql.SQLException e) {
-            findings.add(ConnectionConfigDef.URL, "Checking the database failed: " + DatabaseProbe.describe(e, settings));
-        }
-        return findings;
+            return findings;
+        }, problem -> {
+            Findings findings = new Findings();
+            findings.add(ConnectionConfigDef.URL, problem);
+            return findings;
+        });
     }
 
     /** Which schema install mode applies; {@code none} when the key is invalid (its error is reported). */

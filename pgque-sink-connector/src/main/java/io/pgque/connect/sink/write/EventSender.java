@@ -1,9 +1,15 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.write;
 
 import io.pgque.client.Event;
 import io.pgque.client.IdempotentEvent;
 import io.pgque.client.PgQue;
+import io.pgque.client.SendIdemResult;
 import io.pgque.connect.sink.convert.EventDraft;
+import io.pgque.connect.sink.metrics.SinkEvents;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -18,10 +24,20 @@ import java.util.List;
 public final class EventSender {
 
     private final Duration dedupTtl;
+    private final SinkEvents metrics;
 
     /** {@code dedupTtl} null: plain sends; else idempotent sends with that window. */
     public EventSender(Duration dedupTtl) {
+        this(dedupTtl, SinkEvents.NONE);
+    }
+
+    public EventSender(Duration dedupTtl, SinkEvents metrics) {
         this.dedupTtl = dedupTtl;
+        this.metrics = metrics;
+    }
+
+    SinkEvents metrics() {
+        return metrics;
     }
 
     /**
@@ -41,7 +57,8 @@ public final class EventSender {
             for (PendingEvent pending : chunk.events()) {
                 events.add(IdempotentEvent.of(pending.draft().dedupKey(), event(pending.draft())));
             }
-            tx.producer().sendIdemBatch(chunk.queue(), events, dedupTtl);
+            List<SendIdemResult> results = tx.producer().sendIdemBatch(chunk.queue(), events, dedupTtl);
+            metrics.dedupHits((int) results.stream().filter(SendIdemResult::deduped).count());
         }
     }
 

@@ -1,11 +1,12 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.write;
 
 import io.pgque.client.PgQueException;
 
-import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
-import java.sql.SQLTransientException;
 import java.util.Set;
 
 /**
@@ -37,17 +38,15 @@ public enum FailureKind {
     private static final String ENGINE_INVALID_ARGUMENT = "22023";
 
     public static FailureKind of(Throwable failure) {
-        boolean transientType = false;
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SQLTransientConnectionException) {
                 return NO_CONNECTION;
             }
-            transientType |= t instanceof SQLRecoverableException || t instanceof SQLTransientException;
         }
-        String state = sqlState(failure);
-        if (PgQueException.isTransientState(state) || transientType) {
+        if (PgQueException.isTransient(failure)) {
             return TRANSIENT;
         }
+        String state = sqlState(failure);
         if (state != null && (state.equals("P0001")
                 || (RECORD_CLASSES.contains(state.substring(0, Math.min(2, state.length())))
                     && !state.equals(ENGINE_INVALID_ARGUMENT)))) {
@@ -58,15 +57,7 @@ public enum FailureKind {
 
     /** The first SQLSTATE found along the cause chain, or null. */
     public static String sqlState(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof PgQueException pq && pq.sqlState() != null) {
-                return pq.sqlState();
-            }
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
-            }
-        }
-        return null;
+        return PgQueException.sqlStateOf(failure);
     }
 
     /** Whether waiting and trying again may help. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.write;
 
 import io.pgque.client.PgQueException;
@@ -53,8 +57,10 @@ public final class PutTransaction {
             List<RejectedEvent> rejected = sendAll(connection, batches) ? List.of() : narrowDown(connection, batches, canReport);
             beforeCommit.run(connection, rejected);
             commit(connection);
+            sender.metrics().transactionCommitted(batches.eventCount() - rejected.size());
             return rejected;
         } catch (RuntimeException | Error e) {
+            sender.metrics().transactionRolledBack();
             rollbackQuietly(connection, e);
             throw e;
         } finally {
@@ -76,6 +82,7 @@ public final class PutTransaction {
             log.warn("The database refused part of a batch of {} events ({}); writing it again with "
                     + "savepoints to find the refused events", batches.eventCount(), reason(e));
             rollback(connection);
+            sender.metrics().transactionRolledBack();
             return false;
         }
     }

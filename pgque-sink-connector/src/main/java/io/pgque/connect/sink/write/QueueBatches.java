@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.write;
 
 import java.util.ArrayList;
@@ -58,9 +62,5 @@ public final class QueueBatches {
 
     public int eventCount() {
         return eventCount;
-    }
-
-    public boolean isEmpty() {
-        return eventCount == 0;
     }
 }

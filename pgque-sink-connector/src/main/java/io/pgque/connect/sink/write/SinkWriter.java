@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.write;
 
 import io.pgque.client.QueueNotFoundException;
 import io.pgque.connect.common.config.ConnectionSettings;
 import io.pgque.connect.sink.offsets.OffsetsFencedException;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
+import io.pgque.connect.sink.metrics.SinkEvents;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
@@ -34,15 +39,22 @@ public final class SinkWriter {
     private final int writeRetries;
     private final long writeBackoffMs;
     private final LongConsumer redeliveryTimeout;
+    private final SinkEvents metrics;
 
     /**
      * @param redeliveryTimeout receives the wait before Connect should redeliver after a
      *                          {@link RetriableException} ({@code SinkTaskContext::timeout})
      */
     public SinkWriter(DataSource dataSource, PgQueSinkConfig config, LongConsumer redeliveryTimeout) {
+        this(dataSource, config, redeliveryTimeout, SinkEvents.NONE);
+    }
+
+    public SinkWriter(DataSource dataSource, PgQueSinkConfig config, LongConsumer redeliveryTimeout, SinkEvents metrics) {
         Long ttl = config.dedupTtlMs();
         this.readiness = new QueueReadiness(dataSource, config.schemaInstall(), config.queueAutoCreate());
-        this.transaction = new PutTransaction(dataSource, new EventSender(ttl == null ? null : Duration.ofMillis(ttl)));
+        this.transaction = new PutTransaction(dataSource,
+                new EventSender(ttl == null ? null : Duration.ofMillis(ttl), metrics));
+        this.metrics = metrics;
         this.batchMaxRecords = config.batchMaxRecords();
         ConnectionSettings connection = config.connection();
         this.connectionRetries = connection.attempts() - 1;
@@ -105,6 +117,7 @@ public final class SinkWriter {
     }
 
     private int retryOrGiveUp(int failures, int retries, long backoffMs, QueueBatches batches, RuntimeException e) {
+        metrics.transientFailure(failures <= retries);
         if (failures > retries) {
             redeliveryTimeout.accept(backoffMs);
             throw new RetriableException(failureMessage(batches, e) + "; gave up after " + failures

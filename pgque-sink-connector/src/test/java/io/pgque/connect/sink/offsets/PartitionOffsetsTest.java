@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.sink.offsets;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -12,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class PartitionOffsetsTest {
@@ -36,7 +39,7 @@ class PartitionOffsetsTest {
         offsets.learn(List.of(A0, A1), Map.of(A0, 5L));
         List<SinkRecord> fresh = offsets.unwritten(List.of(record(A0, 4), record(A0, 5), record(A1, 0), renamed(A0, 3)));
         assertEquals(List.of(5L, 0L), fresh.stream().map(SinkRecord::kafkaOffset).toList());
-        assertNull(offsets.next(A1), "read, nothing stored");
+        assertEquals(List.of(new OffsetMove(A1, null, 1)), offsets.moves(List.of(record(A1, 0))), "read, nothing stored");
     }
 
     @Test
@@ -47,8 +50,8 @@ class PartitionOffsetsTest {
         List<OffsetMove> moves = offsets.moves(put);
         assertEquals(List.of(new OffsetMove(A1, null, 2), new OffsetMove(A0, 5L, 10)), moves);
         offsets.committed(moves);
-        assertEquals(10L, offsets.next(A0));
-        assertEquals(2L, offsets.next(A1));
+        assertEquals(List.of(new OffsetMove(A0, 10L, 11), new OffsetMove(A1, 2L, 3)),
+                offsets.moves(List.of(record(A0, 10), record(A1, 2))), "the committed offsets are the next expected ones");
     }
 
     @Test

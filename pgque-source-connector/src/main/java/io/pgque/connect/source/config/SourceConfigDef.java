@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.config;
 
 import io.pgque.connect.common.config.ConnectionConfigDef;
@@ -124,8 +128,11 @@ public final class SourceConfigDef {
                 KAFKA_GROUP, ++order, Width.LONG, "Topic");
         def.define(VALUE_FORMAT, Type.STRING, ValueFormat.CHOICE.label(VALUE_FORMAT_DEFAULT),
                 ValueFormat.CHOICE.validator(), Importance.MEDIUM,
-                ValueFormat.CHOICE.document("How the event payload becomes the record value: string keeps the "
-                        + "text; json parses it into a schemaless Map/List (a payload that is not JSON fails the task)."),
+                ValueFormat.CHOICE.document("How the event becomes the record value: string keeps the payload "
+                        + "text; json parses it into a schemaless Map/List (a payload that is not JSON fails the task); "
+                        + "envelope is the whole event as a Struct with a fixed schema io.pgque.Event (id, type, "
+                        + "payload as text, time, extra1..extra4, retry_count), for schema-based converters "
+                        + "(Avro, Protobuf, JSON Schema, JsonConverter with schemas.enable=true)."),
                 KAFKA_GROUP, ++order, Width.SHORT, "Value format", ValueFormat.CHOICE.recommender());
         def.define(PARTITIONER, Type.STRING, KafkaPartitioner.CHOICE.label(PARTITIONER_DEFAULT),
                 KafkaPartitioner.CHOICE.validator(), Importance.MEDIUM,
@@ -168,12 +175,16 @@ public final class SourceConfigDef {
     private static void addTickerKeys(ConfigDef def) {
         int order = 0;
         def.define(TICKER_ENABLED, Type.BOOLEAN, false, Importance.MEDIUM,
-                "Run pgque.ticker(), pgque.maint() and pgque.maint_retry_events() from this connector (from "
-                        + "task 0 only). Turn it on only where nothing else ticks the database; needs pgque_admin.",
+                "Tick the database from this connector: every task runs pgque.ticker_round(), pgque.maint() "
+                        + "and pgque.maint_retry_events(), and the database lets one ticker round run at a time, "
+                        + "so the ticks go on while any task is alive. Turn it on only where nothing else ticks "
+                        + "the database; needs pgque_admin.",
                 TICKER_GROUP, ++order, Width.SHORT, "Run the ticker");
         def.define(TICKER_INTERVAL_MS, Type.LONG, TICKER_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
                 Importance.LOW,
-                "Period of pgque.ticker() when " + TICKER_ENABLED + "=true, in milliseconds.",
+                "Tick period when " + TICKER_ENABLED + "=true, in milliseconds: events never wait longer than "
+                        + "this for a tick, whatever the queue's ticker_max_count and ticker_max_lag (which still "
+                        + "make a tick sooner, and alone rule any other ticker, e.g. pg_cron).",
                 TICKER_GROUP, ++order, Width.SHORT, "Ticker interval (ms)");
         def.define(MAINT_INTERVAL_MS, Type.LONG, MAINT_INTERVAL_MS_DEFAULT, Range.between(1_000L, 3_600_000L),
                 Importance.LOW,

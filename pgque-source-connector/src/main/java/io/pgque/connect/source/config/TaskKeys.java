@@ -1,5 +1,10 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.config;
 
+import io.pgque.connect.common.config.TaskIndex;
 import io.pgque.connect.source.slot.SlotAssignment;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -16,7 +21,7 @@ import java.util.Map;
  */
 public final class TaskKeys {
 
-    public static final String TASK_INDEX = "pgque.task.index";
+    public static final String TASK_INDEX = TaskIndex.KEY;
     public static final String TASK_SLOTS = "pgque.task.slots";
     public static final String TASK_TICKER = "pgque.task.ticker";
 
@@ -25,7 +30,8 @@ public final class TaskKeys {
 
     /**
      * One configuration per task that gets work: the connector's own keys plus the task's index,
-     * its slots ({@link SlotAssignment}) and, for task 0 alone, the ticker duty when enabled.
+     * its slots ({@link SlotAssignment}) and the ticker duty when enabled: every task carries it,
+     * and the database decides who ticks in each round, so a failed task never stops the ticks.
      */
     public static List<Map<String, String>> taskConfigs(Map<String, String> connectorProps, int slots,
                                                         boolean tickerEnabled, int maxTasks) {
@@ -35,8 +41,7 @@ public final class TaskKeys {
             Map<String, String> taskProps = new HashMap<>(connectorProps);
             taskProps.put(TASK_INDEX, Integer.toString(task));
             taskProps.put(TASK_SLOTS, slotsText(SlotAssignment.slotsOf(task, tasks, slots)));
-            // Ticks from two places would be harmless but wasteful: exactly one task ticks.
-            taskProps.put(TASK_TICKER, Boolean.toString(task == 0 && tickerEnabled));
+            taskProps.put(TASK_TICKER, Boolean.toString(tickerEnabled));
             configs.add(taskProps);
         }
         return configs;

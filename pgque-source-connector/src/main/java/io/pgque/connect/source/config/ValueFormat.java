@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.config;
 
 import io.pgque.connect.common.config.EnumChoice;
@@ -7,7 +11,9 @@ public enum ValueFormat {
     /** The payload text as is, with an optional string schema. */
     STRING,
     /** The payload parsed as JSON into schemaless Maps, Lists and scalars. */
-    JSON;
+    JSON,
+    /** The whole event as a Struct with a declared schema, for schema-based converters. */
+    ENVELOPE;
 
     public static final EnumChoice<ValueFormat> CHOICE = EnumChoice.of(ValueFormat.class);
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.coop;
 
 import io.pgque.client.Batch;
@@ -8,7 +12,6 @@ import io.pgque.client.PgQueException;
 import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.delivery.DeliveredPosition;
 import io.pgque.connect.source.record.RecordFactory;
-import io.pgque.connect.source.slot.Failures;
 import io.pgque.connect.source.slot.SlotEvents;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -102,7 +105,7 @@ public final class CoopPoller {
             } catch (PgQueException | ConnectException e) {
                 throw translate(e);
             } catch (RuntimeException e) {
-                if (Failures.isTransient(e)) {
+                if (PgQueException.isTransient(e)) {
                     throw translate(e);
                 }
                 throw e;
@@ -258,7 +261,7 @@ public final class CoopPoller {
         if (e instanceof ConnectException) {
             return e;
         }
-        if (Failures.isTransient(e)) {
+        if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for worker {} of {} on queue {}; retrying in {} ms: {}",
                     consumer.subconsumer(), consumer.consumer(), consumer.queue(), backoff.toMillis(), e.getMessage());
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.coop;
 
 import io.pgque.client.PgQue;
@@ -5,7 +9,7 @@ import io.pgque.client.PgQueInstaller;
 import io.pgque.client.QueueNotFoundException;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.source.config.SourceConfigDef;
-import io.pgque.connect.source.slot.Failures;
+import io.pgque.client.PgQueException;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +44,7 @@ public final class CoopSetup {
                 throw new ConnectException("Queue '" + queue + "' (" + SourceConfigDef.QUEUE + ") does not exist; "
                         + "create it first: " + e.getMessage(), e);
             } catch (RuntimeException e) {
-                if (!Failures.isTransient(e) || attempt >= attempts) {
+                if (!PgQueException.isTransient(e) || attempt >= attempts) {
                     throw new ConnectException("Cannot set up cooperative consumer '" + consumer + "' on queue '"
                             + queue + "' (" + SourceConfigDef.CONSUMER + "; an existing plain consumer of that name is "
                             + "never converted, choose another name): " + e.getMessage(), e);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.coop;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -12,7 +16,7 @@ import io.pgque.connect.source.delivery.DeliveredPosition;
 import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SourceMetrics;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
-import io.pgque.connect.source.record.PayloadConverter;
+import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.SourceOffsets;
 import io.pgque.connect.source.record.TopicRouter;
@@ -75,19 +79,19 @@ public final class CoopTask {
                 : Optional::empty;
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                PayloadConverter.of(config.valueFormat()), KafkaPartitionChooser.byKey());
+                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey());
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
                 boundary);
         TickerDuty ticker = TaskKeys.runsTicker(props)
-                ? TickerDuty.start(dataSource, "pgque-ticker-" + connector, config.tickerInterval(),
+                ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                 config.maintInterval(), config.retryInterval())
                 : null;
         log.info("Task {} of connector {} is worker {} of cooperative consumer {} on queue {}, {}{}", task, connector,
                 worker, config.consumer(), config.queue(), exactlyOnce ? "exactly-once"
                         : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
-                        + " ms of silence", ticker != null ? ", and runs the ticker" : "");
+                        + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
         return new CoopTask(dataSource, poller, ticker, metrics, worker);
     }
 

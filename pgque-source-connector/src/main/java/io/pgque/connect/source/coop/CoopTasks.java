@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.coop;
 
 import io.pgque.connect.source.config.TaskKeys;
@@ -9,7 +13,8 @@ import java.util.Map;
 
 /**
  * Task configurations in cooperative mode: every task gets work (there are no slots to run out
- * of), its index names its worker, and task 0 alone carries the ticker duty when enabled.
+ * of), its index names its worker, and, as in ordered mode, every task shares the ticker duty
+ * when enabled (the database decides who ticks in each round).
  */
 public final class CoopTasks {
 
@@ -24,7 +29,7 @@ public final class CoopTasks {
         for (int task = 0; task < maxTasks; task++) {
             Map<String, String> taskProps = new HashMap<>(connectorProps);
             taskProps.put(TaskKeys.TASK_INDEX, Integer.toString(task));
-            taskProps.put(TaskKeys.TASK_TICKER, Boolean.toString(task == 0 && tickerEnabled));
+            taskProps.put(TaskKeys.TASK_TICKER, Boolean.toString(tickerEnabled));
             configs.add(taskProps);
         }
         return configs;

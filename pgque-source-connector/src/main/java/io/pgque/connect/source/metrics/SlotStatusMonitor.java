@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.metrics;
 
 import io.pgque.client.ConsumerInfo;
@@ -89,7 +93,7 @@ public final class SlotStatusMonitor implements AutoCloseable {
             failing = false;
         } catch (RuntimeException e) {
             if (!failing) {
-                log.warn("Could not read slot status of {} on queue {}: {}", consumer, queue, e.getMessage());
+                log.warn("Could not read slot status of {} on queue {}", consumer, queue, e);
                 failing = true;
             }
         }

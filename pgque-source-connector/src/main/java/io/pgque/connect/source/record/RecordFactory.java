@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
@@ -11,20 +15,20 @@ import java.util.function.Supplier;
 
 /**
  * Turns one received event into a Kafka Connect record: key = partition key ({@code extra1}),
- * value = payload, timestamp = event time, headers per {@link EventHeaders}. Stateless apart
- * from caches; used on the poll thread only.
+ * value per {@link RecordValues} (the payload, or the whole event), timestamp = event time,
+ * headers per {@link EventHeaders}. Stateless apart from caches; used on the poll thread only.
  */
 public final class RecordFactory {
 
     private final String queue;
     private final String consumer;
     private final TopicRouter topics;
-    private final PayloadConverter values;
+    private final RecordValues values;
     private final KafkaPartitionChooser partitions;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
     private Map<String, Object> memberPartition;
 
-    public RecordFactory(String queue, String consumer, TopicRouter topics, PayloadConverter values,
+    public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
         this.queue = queue;
         this.consumer = consumer;
@@ -53,7 +57,7 @@ public final class RecordFactory {
 
     private TrackedRecord create(Message message, Map<String, Object> sourcePartition, Integer kafkaPartition,
                                  Headers headers, DeliveryTicket ticket, Supplier<String> where) {
-        SchemaAndValue value = values.convert(message.payload(), where);
+        SchemaAndValue value = values.valueOf(message, where);
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(
                 sourcePartition,

@@ -1,12 +1,16 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.slot;
 
 import io.pgque.client.PgQueException;
 
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientException;
-
-/** Tells failures worth retrying (the database is away or busy) from ones that need a person. */
-public final class Failures {
+/**
+ * Tells failures worth retrying (the database is away or busy) from ones that need a person: the
+ * client's classifier, which the sink uses too, with no policy of the source's on top.
+ */
+final class Failures {
 
     private Failures() {
     }
@@ -15,22 +19,7 @@ public final class Failures {
      * True for a lost or refused connection, a server restart, a pool that gave no connection in
      * time, a deadlock or serialization failure: the same call may work a moment later.
      */
-    public static boolean isTransient(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof PgQueException && ((PgQueException) t).isTransient()) {
-                return true;
-            }
-            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
-                return true;
-            }
-            if (t instanceof java.sql.SQLException
-                    && PgQueException.isTransientState(((java.sql.SQLException) t).getSQLState())) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+    static boolean isTransient(Throwable failure) {
+        return PgQueException.isTransient(failure);
     }
 }

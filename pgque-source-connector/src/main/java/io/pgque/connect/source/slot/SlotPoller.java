@@ -1,7 +1,10 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.slot;
 
 import io.pgque.client.Batch;
-import io.pgque.client.BatchNotFoundException;
 import io.pgque.client.Message;
 import io.pgque.client.PgQueException;
 import io.pgque.client.SlotConsumer;
@@ -24,6 +27,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The lease loop of one task over its slots. Each {@link #poll()} acks the batches Kafka has
@@ -42,6 +46,7 @@ public final class SlotPoller {
 
     private static final Logger log = LoggerFactory.getLogger(SlotPoller.class);
     private static final Object STOP = new Object();
+    private static final Object TICK = new Object();
 
     private final SlotConsumer consumer;
     private final List<SlotState> slots = new ArrayList<>();
@@ -55,8 +60,12 @@ public final class SlotPoller {
     private final DeliveredPositions positions;
     private final BatchBoundary boundary;
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
+    /** Set when the queue ticked since the last pass: the slots resting for want of a batch look again. */
+    private final AtomicBoolean ticked = new AtomicBoolean();
     private volatile boolean stopping;
     private int cursor;
+    /** A failure of a side step (acking or renewing another slot) met after a batch was taken; see {@link #step()}. */
+    private RuntimeException deferred;
 
     /**
      * @param ttl          lease TTL given to every claim
@@ -99,6 +108,7 @@ public final class SlotPoller {
                     if (stopping) {
                         break;
                     }
+                    throwDeferred();
                     List<SourceRecord> batch = step();
                     if (batch != null) {
                         return batch;
@@ -121,6 +131,15 @@ public final class SlotPoller {
             wakeups.poll(wait, TimeUnit.NANOSECONDS);
         }
         return null;
+    }
+
+    /**
+     * The queue ticked (a {@link TickListener} heard it): the leased slots that rest because
+     * they had no batch are read again at once. Any thread; never blocks.
+     */
+    public void tickArrived() {
+        ticked.set(true);
+        wakeups.offer(TICK);
     }
 
     /** Makes a running or future {@link #poll()} return at once. Any thread. */
@@ -171,35 +190,62 @@ public final class SlotPoller {
      * One pass over the slots in round-robin order from the cursor: the first slot that yields
      * a batch is served (a delivered one is acked and read on in one transaction, an idle one is
      * read), every other delivered batch is just acked, and leases waiting on Kafka are renewed.
+     *
+     * <p>Every database call changes a slot's state only once it succeeded, so a failure leaves
+     * each slot as it was and the next pass does the same work again. The one thing a failure
+     * must not do is lose a batch already taken in this pass: its slot counts it as in flight,
+     * and records nobody returned would never be acked, so the slot would renew its lease forever
+     * without progress. Once a batch is taken, a failing side step therefore ends the pass and
+     * its failure is kept for the next {@link #poll()} to report.
      */
     private List<SourceRecord> step() {
         wakeups.clear();
         long now = System.nanoTime();
+        boolean tick = ticked.getAndSet(false);
         List<SourceRecord> next = null;
         int count = slots.size();
-        for (int i = 0; i < count; i++) {
-            int index = (cursor + i) % count;
-            SlotState slot = slots.get(index);
-            boolean delivered = !slot.idle() && slot.batch().isDelivered();
+        try {
+            for (int i = 0; i < count; i++) {
+                int index = (cursor + i) % count;
+                SlotState slot = slots.get(index);
+                boolean delivered = !slot.idle() && slot.batch().isDelivered();
+                if (next == null) {
+                    if (delivered) {
+                        next = ackAndReceive(slot, now);
+                    } else if (slot.idle() && (now >= slot.nextAttemptNanos() || tick && slot.leased())) {
+                        next = receive(slot);
+                    }
+                    if (next != null) {
+                        cursor = (index + 1) % count;
+                    }
+                } else if (delivered) {
+                    ack(slot, now);
+                }
+            }
+            for (SlotState slot : slots) {
+                if (!slot.idle() && slot.leased() && now >= slot.nextRenewalNanos()) {
+                    renew(slot, now);
+                }
+            }
+        } catch (RuntimeException e) {
             if (next == null) {
-                if (delivered) {
-                    next = ackAndReceive(slot, now);
-                } else if (slot.idle() && now >= slot.nextAttemptNanos()) {
-                    next = receive(slot);
-                }
-                if (next != null) {
-                    cursor = (index + 1) % count;
-                }
-            } else if (delivered) {
-                ack(slot, now);
+                throw e;
             }
+            deferred = e;
         }
-        for (SlotState slot : slots) {
-            if (!slot.idle() && slot.leased() && now >= slot.nextRenewalNanos()) {
-                renew(slot, now);
-            }
+        if (tick && next != null) {
+            // The pass stopped at the first batch: the slots after it have not looked since the tick.
+            ticked.set(true);
         }
         return next;
+    }
+
+    private void throwDeferred() {
+        RuntimeException failure = deferred;
+        if (failure != null) {
+            deferred = null;
+            throw failure;
+        }
     }
 
     private List<SourceRecord> receive(SlotState slot) {
@@ -222,7 +268,7 @@ public final class SlotPoller {
         InFlightBatch done = slot.batch();
         Optional<Batch> received;
         try {
-            received = consumer.ackAndReceive(slot.slot(), pageSize);
+            received = consumer.ackAndReceive(slot.slot(), done.batchId(), pageSize);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             lose(slot, e);
             return null;
@@ -333,10 +379,10 @@ public final class SlotPoller {
     private void ack(SlotState slot, long now) {
         InFlightBatch batch = slot.batch();
         try {
-            consumer.ack(slot.slot());
-        } catch (BatchNotFoundException e) {
-            // Our earlier ack committed but its answer was lost; the batch is finished either way.
-            log.debug("{} was already finished", batch);
+            if (!consumer.ack(slot.slot(), batch.batchId())) {
+                // Our earlier ack committed but its answer was lost; the batch is finished either way.
+                log.debug("{} was already finished", batch);
+            }
         } catch (SlotFencedException | SlotNotLeasedException e) {
             lose(slot, e);
             return;

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.ticker;
 
 import io.pgque.client.Operations;
@@ -16,11 +20,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * PgQue delivers nothing without ticks. Where no scheduler calls the engine's ticker, one task of
- * the connector does, on a thread of its own so that a slow tick never holds up polling:
- * {@code ticker()}, {@code maint()} then {@code maint_rotate_tables_step2()}, and
+ * PgQue delivers nothing without ticks. Where no scheduler calls the engine's ticker, the
+ * connector's tasks do, each on a thread of its own so that a slow tick never holds up polling:
+ * {@code ticker_round(period)}, {@code maint()} then {@code maint_rotate_tables_step2()}, and
  * {@code maint_retry_events()}, each call its own transaction (the tick records its
  * transaction's snapshot; rotation's two steps must not share one), each on its own period.
+ *
+ * <p>Every task carries the duty, so it does not end with any one task. Who ticks in a round
+ * is decided in the database: {@code ticker_round} lets one round run at a time and ticks a queue
+ * only when its events have waited a period (or its own thresholds say so), so tasks that run
+ * rounds side by side tick each queue about once per period, not once per task.
  */
 public final class TickerDuty implements AutoCloseable {
 
@@ -41,7 +50,7 @@ public final class TickerDuty implements AutoCloseable {
             return thread;
         });
         Operations operations = PgQue.using(dataSource).operations();
-        schedule(scheduler, new Job("ticker", operations::ticker), tickEvery);
+        schedule(scheduler, new Job("ticker_round", () -> operations.tickerRound(tickEvery)), tickEvery);
         schedule(scheduler, new Job("maint", () -> {
             operations.maint();
             rotateStep2(dataSource);

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.config;
 
 import org.apache.kafka.common.config.ConfigException;
@@ -15,13 +19,13 @@ class TaskKeysTest {
     private static final Map<String, String> CONNECTOR = Map.of("name", "orders-src", "pgque.slots", "4");
 
     @Test
-    void eachTaskGetsItsSlotsAndOnlyTaskZeroTicks() {
+    void eachTaskGetsItsSlotsAndEveryTaskSharesTheTickerDuty() {
         List<Map<String, String>> configs = TaskKeys.taskConfigs(CONNECTOR, 4, true, 3);
         assertEquals(3, configs.size());
         assertEquals(List.of(0, 3), TaskKeys.slots(configs.get(0)));
         assertEquals(List.of(1), TaskKeys.slots(configs.get(1)));
         assertEquals(List.of(2), TaskKeys.slots(configs.get(2)));
-        assertEquals(List.of(true, false, false),
+        assertEquals(List.of(true, true, true),
                 configs.stream().map(TaskKeys::runsTicker).toList());
         for (int task = 0; task < 3; task++) {
             assertEquals(task, TaskKeys.taskIndex(configs.get(task)));

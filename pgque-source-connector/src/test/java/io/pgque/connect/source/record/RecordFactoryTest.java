@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
@@ -29,7 +33,7 @@ class RecordFactoryTest {
 
     private static RecordFactory factory(String topic, ValueFormat format, KafkaPartitionChooser partitions) {
         return new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", topic,
-                SourceConfigDef.TOPIC_PLACEHOLDERS)), PayloadConverter.of(format), partitions);
+                SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(format), partitions);
     }
 
     @Test

@@ -1,0 +1,37 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.bench;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/** Latency percentiles of one run, printed beside a baseline run. */
+final class Latencies {
+    private final double[] sorted;
+
+    Latencies(double[] millis) {
+        this.sorted = millis.clone();
+        Arrays.sort(sorted);
+    }
+
+    double percentile(double p) {
+        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(index, sorted.length - 1))];
+    }
+
+    static void printHeader() {
+        System.out.printf(Locale.ROOT, "| %-62s | %7s | %8s | %8s | %8s | %11s |%n", "what", "events", "p50 ms",
+                "p99 ms", "max ms", "p99 ratio");
+        System.out.println("|" + "-".repeat(64) + "|" + "-".repeat(9) + "|" + "-".repeat(10) + "|"
+                + "-".repeat(10) + "|" + "-".repeat(10) + "|" + "-".repeat(13) + "|");
+    }
+
+    void printRow(String what, Latencies baseline) {
+        String ratio = baseline == null ? "-"
+                : String.format(Locale.ROOT, "%.2f", percentile(99) / baseline.percentile(99));
+        System.out.printf(Locale.ROOT, "| %-62s | %7d | %8.1f | %8.1f | %8.1f | %11s |%n", what, sorted.length,
+                percentile(50), percentile(99), sorted[sorted.length - 1], ratio);
+    }
+}

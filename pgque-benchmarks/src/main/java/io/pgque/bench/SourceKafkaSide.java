@@ -1,0 +1,142 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.bench;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One Kafka broker and one Connect worker in this JVM, and what the benchmark asks of them:
+ * topics stamped by the broker, a connector run to its tasks, the records of a topic.
+ */
+final class SourceKafkaSide implements AutoCloseable {
+    private final EmbeddedConnectCluster connect;
+
+    private SourceKafkaSide(EmbeddedConnectCluster connect) {
+        this.connect = connect;
+    }
+
+    /** With {@code exactlyOnce}, the worker runs every source task in Kafka transactions. */
+    static SourceKafkaSide start(boolean exactlyOnce) {
+        // The cluster's status assertions log an ERROR with a stack trace on every poll that
+        // finds no status yet; that is expected while a connector starts and would bury the tables.
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.connect.util.clusters.ConnectAssertions",
+                "off");
+        Map<String, String> worker = new HashMap<>();
+        // The connector is found through its ServiceLoader manifest, without a classpath scan.
+        worker.put("plugin.discovery", "service_load");
+        if (exactlyOnce) {
+            worker.put("exactly.once.source.support", "enabled");
+        }
+        // A single broker must be able to hold the transaction log, or transactional producers
+        // cannot start; set on both brokers so they differ in nothing else.
+        Properties broker = new Properties();
+        broker.put("transaction.state.log.replication.factor", "1");
+        broker.put("transaction.state.log.min.isr", "1");
+        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
+                .name(exactlyOnce ? "pgque-source-bench-eos" : "pgque-source-bench")
+                .numWorkers(1)
+                .numBrokers(1)
+                .brokerProps(broker)
+                .workerProps(worker)
+                .build();
+        connect.start();
+        return new SourceKafkaSide(connect);
+    }
+
+    String bootstrapServers() {
+        return connect.kafka().bootstrapServers();
+    }
+
+    /** The broker stamps each record on append, so the broker's clock times every run alike. */
+    void createTopics(List<String> topics) {
+        for (String topic : topics) {
+            connect.kafka().createTopic(topic, SourceBenchmark.TOPIC_PARTITIONS, 1,
+                    Map.of("message.timestamp.type", "LogAppendTime"));
+        }
+    }
+
+    void runConnector(String name, Map<String, String> config, int tasks) throws InterruptedException {
+        connect.configureConnector(name, config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, tasks, name + " did not start");
+    }
+
+    void removeConnector(String name, BooleanSupplier stopped) throws InterruptedException {
+        connect.deleteConnector(name);
+        connect.assertions().assertConnectorDoesNotExist(name, name + " was not deleted");
+        SourceBenchmark.awaitCondition(name + "'s tasks to stop", stopped);
+    }
+
+    KafkaConsumer<byte[], byte[]> readerFromStart(String topic) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // Committed records only; the same as uncommitted where no producer uses transactions.
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(props);
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < SourceBenchmark.TOPIC_PARTITIONS; p++) {
+            partitions.add(new TopicPartition(topic, p));
+        }
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        return consumer;
+    }
+
+    /**
+     * Reads a topic's committed records from the start until {@code expected} have arrived.
+     * Records are counted, not offsets: transaction markers take offsets too.
+     */
+    AppendSpan appendSpan(String topic, long expected) throws InterruptedException {
+        awaitWritten(topic, expected);
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        long count = 0;
+        long deadline = System.nanoTime() + SourceBenchmark.DEADLINE.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = readerFromStart(topic)) {
+            while (count < expected) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("only " + count + " of " + expected + " records reached "
+                            + topic + " within " + SourceBenchmark.DEADLINE.toSeconds() + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    first = Math.min(first, record.timestamp());
+                    last = Math.max(last, record.timestamp());
+                    count++;
+                }
+            }
+        }
+        return new AppendSpan(count, first, last);
+    }
+
+    /**
+     * Waits, asking only for end offsets, until the topic holds {@code expected} offsets: a
+     * consumer fetching the records while they are written would take CPU from the writer
+     * (the bridge finishes before its topic is read, so the connector must too).
+     */
+    private void awaitWritten(String topic, long expected) throws InterruptedException {
+        try (KafkaConsumer<byte[], byte[]> consumer = readerFromStart(topic)) {
+            SourceBenchmark.awaitCondition(expected + " offsets in " + topic,
+                    () -> consumer.endOffsets(consumer.assignment()).values().stream()
+                            .mapToLong(Long::longValue).sum() >= expected);
+        }
+    }
+
+    @Override
+    public void close() {
+        connect.stop();
+    }
+}

@@ -1,0 +1,243 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.client.PgQue;
+import io.pgque.connect.source.FaultInjectingDataSource.When;
+import io.pgque.connect.source.config.SourceConfig;
+import io.pgque.connect.source.config.ValueFormat;
+import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.record.EventHeaders;
+import io.pgque.connect.source.record.KafkaPartitionChooser;
+import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.RecordValues;
+import io.pgque.connect.source.record.TopicRouter;
+import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.slot.SlotEvents;
+import io.pgque.connect.source.slot.SlotPoller;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static io.pgque.connect.source.HandDrivenTask.N;
+import static io.pgque.connect.source.HandDrivenTask.assertFirstDeliveriesInSendOrder;
+import static io.pgque.connect.source.HandDrivenTask.sendRound;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A transient database error at every step of the lease loop — claim and renew, receive, read
+ * a page, ack (failing before the statement, or after the commit with the answer lost) — and
+ * at every occurrence of that step in a run, so it strikes both the slot being served and the
+ * side steps for the other slot. Afterwards every slot delivers all its events, each key in
+ * send order, and every batch ends acked.
+ *
+ * <p>The poller is driven by hand with a real PostgreSQL underneath: Kafka's acknowledgements
+ * come in bursts (and, for the renewal runs, slot 1's only after more than a third of the lease
+ * TTL), so one slot's batch is delivered or in flight while the other slot is served, and the
+ * fault can strike a side step after a batch was taken.
+ */
+class SlotPollerFaultIT {
+
+    private static final int ROUNDS = 3;
+    /** Smaller than a round's events per slot (2 keys x 5), so every batch needs a second page. */
+    private static final int PAGE = 4;
+    private static final Duration TTL = Duration.ofSeconds(3);
+    private static final AtomicInteger RUNS = new AtomicInteger();
+
+    private static QueueFixture pg;
+    /** Pooled like the task's own connections, so the runs spend their time in the loop, not in connecting. */
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void database() {
+        String url = new QueueFixture("slot_fault_it").jdbcUrl();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(3);
+        pool = new HikariDataSource(config);
+        pg = new QueueFixture(pool, url);
+    }
+
+    @AfterAll
+    static void closePool() {
+        pool.close();
+    }
+
+    static Stream<Arguments> faults() {
+        List<Arguments> all = new ArrayList<>();
+        for (int nth = 1; nth <= 3; nth++) {
+            all.add(Arguments.of("claim_slot", When.BEFORE_STATEMENT, nth));
+            all.add(Arguments.of("receive_partitioned", When.BEFORE_STATEMENT, nth));
+            all.add(Arguments.of("read_batch_partitioned", When.BEFORE_STATEMENT, nth));
+            all.add(Arguments.of("ack_partitioned", When.BEFORE_STATEMENT, nth));
+            all.add(Arguments.of("ack_partitioned", When.AFTER_COMMIT, nth));
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0} fails {1}, occurrence {2}")
+    @MethodSource("faults")
+    void everySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth) throws Exception {
+        Run run = new Run();
+        run.faulty.arm(step, when, nth);
+        // Renewals are due only once a batch has waited on Kafka for a third of the TTL: slot 1's
+        // batches wait that long, while slot 0 goes on and is served in between.
+        run.driveToTheEnd(step.equals("claim_slot") ? TTL.dividedBy(2) : Duration.ZERO);
+    }
+
+    /**
+     * The case the generic runs may miss: a batch was taken in a pass, and then renewing the
+     * other slot's lease (its batch still waiting on Kafka) fails. The batch must still be handed
+     * over and the failure reported on the next poll, or its slot would count it in flight
+     * forever, renewing its lease without progress.
+     */
+    @Test
+    void aRenewalFailingAfterABatchWasTakenLosesNothing() throws Exception {
+        Run run = new Run();
+        // One batch of each slot out, none acknowledged by Kafka yet.
+        List<SourceRecord> slot0 = null;
+        List<SourceRecord> slot1 = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (slot0 == null || slot1 == null) {
+            assertTrue(System.nanoTime() < deadline, "no batch of each slot within 30 s");
+            List<SourceRecord> batch = run.poller.poll();
+            if (batch != null) {
+                run.delivered.addAll(batch);
+                if (header(batch.get(0), EventHeaders.SLOT) == 0) {
+                    slot0 = batch;
+                } else {
+                    slot1 = batch;
+                }
+            }
+        }
+        long slot1Taken = System.nanoTime();
+        // Kafka takes slot 0's batch, so the next pass acks it and reads slot 0's next batch;
+        // slot 1's lease falls due for renewal a third of the TTL after its batch went out.
+        acknowledge(slot0);
+        QueueFixture.await("slot 1's renewal to fall due", TTL, () ->
+                System.nanoTime() - slot1Taken > TTL.dividedBy(3).toNanos() + Duration.ofMillis(100).toNanos());
+        run.faulty.arm("claim_slot", When.BEFORE_STATEMENT, 1);
+        List<SourceRecord> next = run.poller.poll();
+        assertEquals(1, run.faulty.injected(), "the renewal failed");
+        assertTrue(next != null && header(next.get(0), EventHeaders.SLOT) == 0,
+                "slot 0's next batch was handed over despite the failure");
+        run.delivered.addAll(next);
+        run.held.add(new Held(slot1, System.nanoTime()));
+        run.held.add(new Held(next, System.nanoTime()));
+        run.driveToTheEnd(Duration.ZERO);
+    }
+
+    private static void acknowledge(List<SourceRecord> batch) {
+        batch.forEach(r -> ((TrackedRecord) r).ticket().delivered());
+    }
+
+    /** One queue with two slots, three rounds of events on both, and a poller over faulty connections. */
+    private static final class Run {
+        final String queue = "fault" + RUNS.incrementAndGet();
+        final String consumer = queue + "-src";
+        final List<String> keys = new ArrayList<>();
+        final FaultInjectingDataSource faulty = new FaultInjectingDataSource(pool);
+        final SlotPoller poller;
+        final List<SourceRecord> delivered = new ArrayList<>();
+        final List<Held> held = new ArrayList<>();
+        int failures;
+
+        Run() {
+            pg.createQueue(queue);
+            pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+            keys.addAll(pg.keysOnSlot("a", 0, N, 2));
+            keys.addAll(pg.keysOnSlot("b", 1, N, 2));
+            for (int round = 0; round < ROUNDS; round++) {
+                sendRound(pg, queue, keys, round * 5);
+            }
+            poller = poller(faulty, queue, consumer);
+        }
+
+        /**
+         * Polls, with Kafka acknowledging in bursts, until every event was delivered and every
+         * batch acked; then checks the fault struck once, was reported, and per key the first
+         * deliveries follow send order.
+         */
+        void driveToTheEnd(Duration slowSlotDelay) throws Exception {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            try {
+                while (!(allSeen(delivered, keys) && held.isEmpty() && caughtUp(queue, consumer))) {
+                    assertTrue(System.nanoTime() < deadline, "not all events delivered and acked within 30 s "
+                            + "after the fault; got " + delivered.size() + " records");
+                    List<SourceRecord> batch = null;
+                    try {
+                        batch = poller.poll();
+                    } catch (RetriableException e) {
+                        failures++;
+                    }
+                    long now = System.nanoTime();
+                    if (batch != null) {
+                        delivered.addAll(batch);
+                        boolean slow = header(batch.get(0), EventHeaders.SLOT) == 1;
+                        held.add(new Held(batch, now + (slow ? slowSlotDelay.toNanos() : 0)));
+                    }
+                    // Kafka acknowledges in bursts: once two batches are out (or nothing new came),
+                    // every one that is due, so a pass can find a delivered batch besides the one
+                    // it serves and ack it on the side.
+                    if (held.size() >= 2 || batch == null) {
+                        held.removeIf(h -> {
+                            if (now < h.ackAt()) {
+                                return false;
+                            }
+                            acknowledge(h.records());
+                            return true;
+                        });
+                    }
+                }
+            } finally {
+                poller.close(Duration.ofSeconds(1));
+            }
+            assertEquals(1, faulty.injected(), "the fault struck once");
+            assertTrue(failures >= 1, "the fault was reported as retriable");
+            assertFirstDeliveriesInSendOrder(delivered, keys, ROUNDS * 5);
+        }
+    }
+
+    private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer) {
+        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
+        SourceConfig config = new SourceConfig(props);
+        RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
+                RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
+        return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
+                records, TTL, Duration.ofMillis(50), PAGE, Duration.ofMillis(10), SlotEvents.NONE,
+                DeliveredPositions.NONE, BatchBoundary.NONE);
+    }
+
+    private static boolean caughtUp(String queue, String consumer) {
+        return pg.pendingEvents(queue, consumer, 0) == 0 && pg.pendingEvents(queue, consumer, 1) == 0;
+    }
+
+    private static boolean allSeen(List<SourceRecord> delivered, List<String> keys) {
+        return delivered.stream().map(r -> (String) r.value()).distinct().count() == (long) keys.size() * ROUNDS * 5;
+    }
+
+    private static long header(SourceRecord record, String name) {
+        return ((Number) record.headers().lastWithName(name).value()).longValue();
+    }
+
+    private record Held(List<SourceRecord> records, long ackAt) {
+    }
+}
