@@ -69,13 +69,20 @@ BEGIN
         RETURN 0;
     END IF;
 
+    -- Several sessions may create one queue at once (sink tasks auto-creating it). The check
+    -- above cannot see a creator that has not committed; ON CONFLICT waits for it and, once it
+    -- has committed, leaves its queue in place: every caller succeeds, one queue exists.
     v_id := nextval(pg_get_serial_sequence('pgque.queue', 'queue_id'));
     v_pfx := 'event_' || v_id;
     INSERT INTO pgque.queue (queue_id, queue_name, queue_switch_step1, queue_switch_step2,
                              queue_data_pfx, queue_event_seq, queue_tick_seq)
     VALUES (v_id, i_queue_name, pgque.current_txid(), pgque.current_txid(),
             'pgque.' || v_pfx, 'pgque.' || v_pfx || '_id_seq', 'pgque.' || v_pfx || '_tick_seq')
+    ON CONFLICT (queue_name) DO NOTHING
     RETURNING queue_ntables INTO v_ntables;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
 
     EXECUTE format('CREATE SEQUENCE pgque.%I', v_pfx || '_id_seq');
     EXECUTE format('CREATE SEQUENCE pgque.%I', v_pfx || '_tick_seq');

@@ -214,7 +214,7 @@ $$;
 -- can share the duty and whoever is alive carries it. Otherwise returns how many queues ticked.
 CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;

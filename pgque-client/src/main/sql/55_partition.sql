@@ -407,7 +407,7 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.ack_partitioned(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_batch_id bigint)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
@@ -429,6 +429,27 @@ BEGIN
         RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch to nack', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
     END IF;
     RETURN pgque.nack_core(s.sub_batch, (i_msg).msg_id, i_retry_after, i_reason, i_slot, i_n);
+END
+$$;
+
+-- (addition) Dead-letters one event of the slot's open batch now, whatever its retry count: for
+-- an event this consumer can never process (say, a payload it cannot decode), where retrying
+-- would only bring it back. The batch stays open; ack it after. Repeating it is a no-op.
+CREATE OR REPLACE FUNCTION pgque.dead_letter_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_msg_id bigint, i_reason text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS NULL THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
+    END IF;
+    IF i_reason IS NULL OR i_reason = '' THEN
+        RAISE EXCEPTION 'a dead letter needs a reason' USING ERRCODE = '22023';
+    END IF;
+    PERFORM pgque.dead_letter_event(s, s.sub_batch, i_msg_id, i_reason, i_slot, i_n);
+    RETURN 1;
 END
 $$;
 

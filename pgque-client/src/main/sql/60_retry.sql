@@ -100,6 +100,25 @@ BEGIN
 END
 $$;
 
+-- Internal: moves one event of an open batch to the dead letters of the batch's subscription
+-- (its cooperative group's main consumer for a member; idempotently: the same event twice is
+-- one dead letter). The batch stays open.
+CREATE OR REPLACE FUNCTION pgque.dead_letter_event(s pgque.subscription, i_batch_id bigint, i_msg_id bigint,
+    i_reason text, i_slot int, i_n int)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    e record;
+BEGIN
+    SELECT * INTO e FROM pgque.batch_event(i_batch_id, i_msg_id, i_slot, i_n);
+    INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
+                                   ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
+    VALUES (s.sub_queue, pgque.coop_group_consumer(s), i_reason, e.ev_id, e.ev_time,
+            e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4)
+    ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING;
+END
+$$;
+
 -- Internal: the nack policy shared by nack and nack_partitioned. Retry until the event has
 -- been retried max_retries times, then dead-letter it (idempotently).
 CREATE OR REPLACE FUNCTION pgque.nack_core(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
@@ -114,11 +133,8 @@ BEGIN
     SELECT * INTO e FROM pgque.batch_event(i_batch_id, i_msg_id, i_slot, i_n);
     SELECT coalesce(queue_max_retries, 5) INTO v_max FROM pgque.queue WHERE queue_id = s.sub_queue;
     IF coalesce(e.ev_retry, 0) >= v_max THEN
-        INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
-                                       ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-        VALUES (s.sub_queue, pgque.coop_group_consumer(s), coalesce(i_reason, 'max retries exceeded'), e.ev_id, e.ev_time,
-                e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4)
-        ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING;
+        PERFORM pgque.dead_letter_event(s, i_batch_id, i_msg_id, coalesce(i_reason, 'max retries exceeded'),
+                                        i_slot, i_n);
     ELSE
         PERFORM pgque.retry_event_core(s, i_batch_id, i_msg_id,
             now() + greatest(coalesce(i_retry_after, interval '60 seconds'), interval '0'), i_slot, i_n);

@@ -6,7 +6,9 @@
 -- Kafka offsets stored with the events (this project's addition, for the sink connector's
 -- exactly-once mode): the sink writes a batch of events and the next offset of each Kafka
 -- partition in ONE transaction, and on start seeks each partition to what is stored here.
--- Writer role: a sink needs no more rights than sending.
+-- Writer role: a sink needs no more rights than sending. A connector's offsets belong to the
+-- login role that first wrote them: only that role, or a pgque_admin member, may move, set or
+-- forget them, so one writer cannot rewrite another connector's offsets.
 
 CREATE TABLE IF NOT EXISTS pgque.sink_offset (
     connector   text NOT NULL,
@@ -16,6 +18,38 @@ CREATE TABLE IF NOT EXISTS pgque.sink_offset (
     updated_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (connector, topic, kafka_partition)
 );
+
+-- Who may change a connector's offsets: the login role (session_user, since the functions run
+-- as their owner) that wrote them first. A separate table, so an upgraded install gets it.
+CREATE TABLE IF NOT EXISTS pgque.sink_offset_owner (
+    connector  text PRIMARY KEY,
+    owner_role name NOT NULL,
+    since      timestamptz NOT NULL DEFAULT now()
+);
+
+-- Internal: claims the connector's offsets for the calling login role if nobody holds them,
+-- then refuses (42501) a caller that is neither their owner nor a pgque_admin member. A first
+-- write racing another role's first write waits for it, then finds the other owner.
+CREATE OR REPLACE FUNCTION pgque.sink_check_owner(i_connector text)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pgque, pg_catalog AS $$
+DECLARE
+    v_owner name;
+BEGIN
+    SELECT owner_role INTO v_owner FROM pgque.sink_offset_owner WHERE connector = i_connector;
+    IF NOT FOUND THEN
+        INSERT INTO pgque.sink_offset_owner (connector, owner_role) VALUES (i_connector, session_user)
+        ON CONFLICT (connector) DO NOTHING;
+        SELECT owner_role INTO v_owner FROM pgque.sink_offset_owner WHERE connector = i_connector;
+    END IF;
+    IF v_owner IS DISTINCT FROM session_user AND NOT pg_has_role(session_user, 'pgque_admin', 'MEMBER') THEN
+        RAISE EXCEPTION 'the stored offsets of connector % belong to role %; role % may not change them', i_connector,
+            v_owner, session_user
+            USING ERRCODE = '42501',
+                  HINT = 'Run the connector as the role that stored its offsets, or ask a pgque_admin member.';
+    END IF;
+END
+$$;
 
 -- The stored next offset of every partition of a connector (those never written are absent).
 CREATE OR REPLACE FUNCTION pgque.sink_offsets(i_connector text)
@@ -52,8 +86,9 @@ $$;
 -- Moves each partition from i_expected (the next offset this writer believes is stored; NULL
 -- for a partition never written) to i_next, in the caller's transaction. A partition whose
 -- stored offset is not the expected one was written by someone else since -- a task that lost
--- the partition in a rebalance and is still writing -- so the whole call fails (SQLSTATE 40001:
--- roll back, re-read the offsets, and drop what is already stored).
+-- the partition in a rebalance and is still writing -- so the whole call fails (SQLSTATE PQ010,
+-- fenced: roll back, re-read the offsets, and drop what is already stored). Not 40001: the same
+-- transaction again would be refused again, and clients read 40001 as "simply try again".
 CREATE OR REPLACE FUNCTION pgque.sink_commit_offsets(i_connector text, i_topics text[], i_partitions int4[],
     i_expected bigint[], i_next bigint[])
 RETURNS void
@@ -67,6 +102,7 @@ BEGIN
     IF v_n = 0 THEN
         RETURN;
     END IF;
+    PERFORM pgque.sink_check_owner(i_connector);
     -- Lock the stored rows in a fixed order, so two writers never deadlock on each other.
     PERFORM 1 FROM pgque.sink_offset o
       JOIN unnest(i_topics, i_partitions) AS u(t, p) ON o.topic = u.t AND o.kafka_partition = u.p
@@ -82,7 +118,7 @@ BEGIN
         RAISE EXCEPTION 'offset of %-% for connector % is % in the database, this writer expected %; another task wrote it',
             v_conflict.t, v_conflict.p, i_connector, coalesce(v_conflict.stored::text, 'absent'),
             coalesce(v_conflict.expected::text, 'absent')
-            USING ERRCODE = '40001';
+            USING ERRCODE = 'PQ010';
     END IF;
     -- First writes of a partition: a concurrent first write of the same partition makes the
     -- insert wait, then find the row, and insert nothing.
@@ -94,7 +130,7 @@ BEGIN
     GET DIAGNOSTICS v_inserted = ROW_COUNT;
     IF v_inserted <> (SELECT count(*) FROM unnest(i_expected) AS e WHERE e IS NULL) THEN
         RAISE EXCEPTION 'a partition of connector % was first written by another task at the same time', i_connector
-            USING ERRCODE = '40001';
+            USING ERRCODE = 'PQ010';
     END IF;
     UPDATE pgque.sink_offset o SET next_offset = u.n, updated_at = now()
       FROM unnest(i_topics, i_partitions, i_expected, i_next) AS u(t, p, e, n)
@@ -105,7 +141,8 @@ $$;
 -- Sets or forgets stored offsets on an operator's request (Connect's offsets REST API, which
 -- runs only while the connector is stopped, so no task is writing): a NULL i_next forgets the
 -- partition, and the sink then starts it from Kafka's offset. Unconditional, unlike
--- sink_commit_offsets. Returns how many partitions were set or forgotten.
+-- sink_commit_offsets. Owner or pgque_admin only. Returns how many partitions were set or
+-- forgotten.
 CREATE OR REPLACE FUNCTION pgque.sink_set_offsets(i_connector text, i_topics text[], i_partitions int4[],
     i_next bigint[])
 RETURNS integer
@@ -115,6 +152,7 @@ DECLARE
     v_set int;
 BEGIN
     PERFORM pgque.sink_check_call(i_connector, i_topics, i_partitions, ARRAY[cardinality(i_next)]);
+    PERFORM pgque.sink_check_owner(i_connector);
     IF EXISTS (SELECT 1 FROM unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
                 WHERE u.t IS NULL OR u.p IS NULL OR u.p < 0 OR u.n < 0) THEN
         RAISE EXCEPTION 'topics and partitions must not be null, partitions and offsets not negative'
@@ -136,7 +174,8 @@ END
 $$;
 
 -- Forgets every stored offset of a connector (Connect's offsets reset): each partition then
--- starts from Kafka's offset. Returns how many partitions were forgotten.
+-- starts from Kafka's offset. Owner or pgque_admin only. Returns how many partitions were
+-- forgotten.
 CREATE OR REPLACE FUNCTION pgque.sink_reset_offsets(i_connector text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -144,6 +183,7 @@ DECLARE
     v_forgotten int;
 BEGIN
     PERFORM pgque.sink_check_call(i_connector, NULL, NULL, NULL);
+    PERFORM pgque.sink_check_owner(i_connector);
     DELETE FROM pgque.sink_offset WHERE connector = i_connector;
     GET DIAGNOSTICS v_forgotten = ROW_COUNT;
     RETURN v_forgotten;

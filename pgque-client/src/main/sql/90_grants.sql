@@ -62,6 +62,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.ack_partitioned(text, text, int, int, text),
     pgque.ack_partitioned(text, text, int, int, text, bigint),
     pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
+    pgque.dead_letter_partitioned(text, text, int, int, text, bigint, text),
     pgque.register_subconsumer(text, text, text, boolean),
     pgque.subscribe_subconsumer(text, text, text, boolean),
     pgque.unregister_subconsumer(text, text, text, integer),
@@ -104,7 +105,7 @@ TO pgque_writer;
 
 -- The lease and dedup tables are reached only through the API; admin may look at the slots.
 REVOKE ALL ON pgque.idem, pgque.partition_consumer, pgque.partition_slot FROM pgque_admin, pgque_reader, pgque_writer;
-REVOKE ALL ON pgque.sink_offset FROM pgque_reader, pgque_writer;
+REVOKE ALL ON pgque.sink_offset, pgque.sink_offset_owner FROM pgque_reader, pgque_writer;
 GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
 
 -- Internal helpers: reachable only through the API functions (which run as the owner).
@@ -137,6 +138,8 @@ REVOKE ALL ON FUNCTION
     pgque.slot_guard(text, text, int, int, text),
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[]),
+    pgque.sink_check_owner(text),
+    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
     pgque.find_next_tick(pgque.tick, interval, int4, interval),
     pgque.coop_role(int4, text),
     pgque.coop_has_members(pgque.subscription),

@@ -36,6 +36,7 @@ public final class SlotConsumer {
             + " from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?) m";
     private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
             + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
+    private static final String DEAD_LETTER = "select pgque.dead_letter_partitioned(?, ?, ?, ?, ?, ?, ?)";
     private static final String STATUS = "select queue_name, consumer, slot, n, lease_owner, "
             + "lease_until, epoch, last_tick, pending_events from pgque.partition_slot_status "
             + "where queue_name = ? and consumer = ? order by slot";
@@ -238,6 +239,18 @@ public final class SlotConsumer {
         double seconds = Intervals.seconds(retryAfter);
         db.run(what("nack message " + message.msgId() + " on slot " + slot), c -> Sql.count(c, NACK,
                 queue, consumer, slot, n, workerId, message.msgId(), message.batchId(), seconds, reason));
+    }
+
+    /**
+     * Moves a message of the slot's open batch to the queue's dead letters at once, whatever its
+     * retry count, for an event this consumer can never process; the batch stays open, ack it
+     * after. Doing it twice for one message leaves one dead letter.
+     *
+     * @param reason why, kept with the dead letter (required)
+     */
+    public void deadLetter(int slot, long msgId, String reason) {
+        db.run(what("dead-letter message " + msgId + " on slot " + slot), c -> Sql.count(c, DEAD_LETTER,
+                queue, consumer, slot, n, workerId, msgId, reason));
     }
 
     /**

@@ -26,11 +26,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SinkOffsetsIT {
 
+    /** Fenced: its own SQLSTATE, not 40001, which clients take for "simply try again". */
+    private static final String FENCED = "PQ010";
+    private static final String DENIED = "42501";
+    private static final String OWNER = "sinkoffsets_writer_owner";
+    private static final String OTHER = "sinkoffsets_writer_other";
+    private static final String ADMIN = "sinkoffsets_admin";
+
     private static Sql sql;
+    private static EmbeddedPg.TestDatabase db;
 
     @BeforeAll
     static void installEngine() {
-        sql = new Sql(EmbeddedPg.newDatabase("sinkoffsets").installEngine().superuser());
+        db = EmbeddedPg.newDatabase("sinkoffsets").installEngine();
+        sql = new Sql(db.superuser());
+        // Roles are cluster-wide: create them only if an earlier test class of this JVM has not.
+        for (String role : List.of(OWNER, OTHER, ADMIN)) {
+            sql.exec("do $$ begin if not exists (select 1 from pg_roles where rolname = '" + role + "') then"
+                    + " create role " + role + " login; end if; end $$");
+        }
+        sql.exec("grant pgque_writer to " + OWNER);
+        sql.exec("grant pgque_writer to " + OTHER);
+        sql.exec("grant pgque_admin to " + ADMIN);
     }
 
     private static void commit(Connection c, String connector, String topic, int partition, Long expected, long next)
@@ -74,8 +91,8 @@ class SinkOffsetsIT {
         try (Connection c = sql.connect()) {
             commit(c, "conn-b", "orders", 1, null, 5);
             commit(c, "conn-b", "orders", 1, 5L, 9);
-            Sql.expectSqlState("40001", () -> commit(c, "conn-b", "orders", 1, 5L, 12));
-            Sql.expectSqlState("40001", () -> commit(c, "conn-b", "orders", 1, null, 12));
+            Sql.expectSqlState(FENCED, () -> commit(c, "conn-b", "orders", 1, 5L, 12));
+            Sql.expectSqlState(FENCED, () -> commit(c, "conn-b", "orders", 1, null, 12));
         }
         assertEquals(9L, stored("conn-b", 1).get("next_offset"));
     }
@@ -103,10 +120,46 @@ class SinkOffsetsIT {
             // ... and is refused once a's write is visible, instead of overwriting it.
             Throwable failure = racing.get(10, TimeUnit.SECONDS);
             assertTrue(failure instanceof SQLException, "second writer was not refused");
-            assertEquals("40001", ((SQLException) failure).getSQLState());
+            assertEquals(FENCED, ((SQLException) failure).getSQLState());
             b.rollback();
         }
         assertEquals(100L, stored("conn-c", 2).get("next_offset"));
+    }
+
+    /**
+     * A connector's offsets belong to the role that wrote them first: another writer may neither
+     * move, set nor forget them (it could otherwise make that connector skip or replay data);
+     * their owner and an admin may.
+     */
+    @Test
+    void onlyTheOwnerOrAnAdminMayChangeAConnectorsOffsets() throws SQLException {
+        Sql owner = new Sql(db.as(OWNER));
+        Sql other = new Sql(db.as(OTHER));
+        Sql admin = new Sql(db.as(ADMIN));
+        try (Connection c = owner.connect()) {
+            commit(c, "conn-h", "orders", 0, null, 10);
+        }
+
+        String set = "select pgque.sink_set_offsets('conn-h', array['orders'], array[0], array[3]::bigint[])";
+        String reset = "select pgque.sink_reset_offsets('conn-h')";
+        SQLException refused = Sql.expectSqlState(DENIED, () -> other.exec(set));
+        assertTrue(refused.getMessage().contains("belong to role " + OWNER), refused.getMessage());
+        Sql.expectSqlState(DENIED, () -> other.exec(reset));
+        try (Connection c = other.connect()) {
+            Sql.expectSqlState(DENIED, () -> commit(c, "conn-h", "orders", 0, 10L, 11));
+        }
+        assertEquals(10L, stored("conn-h", 0).get("next_offset"), "the refused calls changed nothing");
+        // Another connector's name is free for the other writer.
+        try (Connection c = other.connect()) {
+            commit(c, "conn-i", "orders", 0, null, 1);
+        }
+
+        assertEquals(1L, owner.oneLong(set));
+        assertEquals(3L, stored("conn-h", 0).get("next_offset"));
+        assertEquals(1L, admin.oneLong("select pgque.sink_set_offsets('conn-h', array['orders'], array[0], array[4]::bigint[])"));
+        assertEquals(4L, stored("conn-h", 0).get("next_offset"));
+        assertEquals(1L, admin.oneLong(reset));
+        assertNull(stored("conn-h", 0));
     }
 
     @Test

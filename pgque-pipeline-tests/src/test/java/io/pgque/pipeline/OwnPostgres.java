@@ -47,9 +47,18 @@ final class OwnPostgres implements AutoCloseable {
 
     /** Stops the server (sessions end, committed work stays), keeps it down for {@code downMs}, starts it again. */
     synchronized void restart(long downMs) throws IOException, InterruptedException {
+        stop();
+        Thread.sleep(downMs); // the length of the outage is the fault being injected, not a wait for something
+        up();
+    }
+
+    /** Stops the server; {@link #startAgain} brings it back on the same port and data. */
+    synchronized void stop() throws IOException {
         server.close();
         server = null;
-        Thread.sleep(downMs); // the length of the outage is the fault being injected, not a wait for something
+    }
+
+    synchronized void startAgain() throws IOException {
         up();
     }
 

@@ -204,10 +204,10 @@ class ExactlyOnceTaskIT {
         try (Connection c = db.superuser().getConnection()) {
             c.setAutoCommit(false);
             SQLException stale = assertThrows(SQLException.class, () -> commitOffset(c, P0, 0L, 9));
-            assertEquals("40001", stale.getSQLState());
+            assertEquals("PQ010", stale.getSQLState());
             c.rollback();
             SQLException never = assertThrows(SQLException.class, () -> commitOffset(c, P0, null, 9));
-            assertEquals("40001", never.getSQLState());
+            assertEquals("PQ010", never.getSQLState());
             c.rollback();
         }
         assertEquals(Map.of(P0, 5L), stored());

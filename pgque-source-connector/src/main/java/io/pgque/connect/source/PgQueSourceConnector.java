@@ -4,9 +4,6 @@
  */
 package io.pgque.connect.source;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.pgque.connect.common.config.ConnectionSettings;
-import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.common.version.BuildVersion;
 import io.pgque.connect.source.config.DatabaseChecks;
 import io.pgque.connect.source.config.SourceConfig;
@@ -14,10 +11,8 @@ import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
 import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
-import io.pgque.connect.source.coop.CoopSetup;
 import io.pgque.connect.source.coop.CoopTasks;
 import io.pgque.connect.source.delivery.OffsetRequest;
-import io.pgque.connect.source.slot.ConsumerSetup;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -34,12 +29,11 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Reads a PgQue queue into Kafka through the queue's hash slots: makes sure the consumer exists
- * with N slots, then gives task {@code i} of {@code M} the slots {@code k mod M = i}, and the
- * ticker duty (when enabled) to every task, the database deciding who ticks in each round. With
- * {@code pgque.mode=cooperative} it sets up a cooperative consumer instead and every task is one
- * of its workers ({@code coop} package). The
- * data path is in {@link PgQueSourceTask}.
+ * Reads a PgQue queue into Kafka through the queue's hash slots: gives task {@code i} of
+ * {@code M} the slots {@code k mod M = i}, and the ticker duty (when enabled) to every task, the
+ * database deciding who ticks in each round. The data path, and making sure the consumer exists
+ * with N slots, are in {@link PgQueSourceTask}. With {@code pgque.mode=cooperative} every task is
+ * a worker of one cooperative consumer instead ({@code coop} package).
  */
 public class PgQueSourceConnector extends SourceConnector {
 
@@ -58,21 +52,15 @@ public class PgQueSourceConnector extends SourceConnector {
         return SourceConfigDef.build();
     }
 
+    /**
+     * Checks the configuration only. The database work (engine, consumer and slots) is the
+     * tasks' ({@link io.pgque.connect.source.slot.ConsumerSetup}): a database that is down while
+     * the connector is deployed must not leave it FAILED; live checks belong to validate().
+     */
     @Override
     public void start(Map<String, String> props) {
         SourceConfig parsed = new SourceConfig(props);
         SourceConfigRules.require(parsed);
-        ConnectionSettings connection = parsed.connection();
-        String poolName = "pgque-source-" + parsed.consumer() + "-setup";
-        try (HikariDataSource dataSource = DataSourceFactory.create(connection, poolName)) {
-            if (parsed.mode() == SourceMode.COOPERATIVE) {
-                CoopSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(),
-                        connection.attempts(), Duration.ofMillis(connection.backoffMs()));
-            } else {
-                ConsumerSetup.ensure(dataSource, parsed.schemaInstall(), parsed.queue(), parsed.consumer(),
-                        parsed.slots(), connection.attempts(), Duration.ofMillis(connection.backoffMs()));
-            }
-        }
         this.props = new HashMap<>(props);
         this.config = parsed;
     }

@@ -26,6 +26,8 @@ import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.record.UnreadableEvents;
+import io.pgque.connect.source.slot.ConsumerSetup;
 import io.pgque.connect.source.slot.SlotPoller;
 import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.slot.WorkerIds;
@@ -57,6 +59,7 @@ public class PgQueSourceTask extends SourceTask {
     private HikariDataSource dataSource;
     private HikariDataSource listenerDataSource;
     private TickListener listener;
+    private ConsumerSetup setup;
     private SlotPoller poller;
     private TickerDuty ticker;
     private SlotStatusMonitor monitor;
@@ -85,6 +88,8 @@ public class PgQueSourceTask extends SourceTask {
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
+        setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
+                Duration.ofMillis(config.connection().backoffMs()));
         SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), config.slots(), workerId);
         metrics = new SourceMetrics(pluginMetrics(), slots);
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
@@ -94,9 +99,17 @@ public class PgQueSourceTask extends SourceTask {
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
         // the worker then commits only where the task says, so the task must say it for every batch.
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
-        poller = new SlotPoller(consumer, slots, records(config), config.leaseTtl(), config.pollInterval(),
+        UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
+        poller = new SlotPoller(consumer, slots, records(config, unreadable), config.leaseTtl(), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, positions,
                 boundary);
+        try {
+            setup.attemptNow();
+        } catch (RuntimeException e) {
+            metrics.close();
+            dataSource.close();
+            throw e;
+        }
         // A pool of its own: the listener holds its connection for good.
         listenerDataSource = DataSourceFactory.create(config.connection(),
                 "pgque-source-" + connector + "-" + task + "-ticks");
@@ -114,12 +127,12 @@ public class PgQueSourceTask extends SourceTask {
                 exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and shares the ticker duty" : "");
     }
 
-    private static RecordFactory records(SourceConfig config) {
+    private static RecordFactory records(SourceConfig config, UnreadableEvents unreadable) {
         KafkaPartitionChooser partitions = config.partitioner() == KafkaPartitioner.SLOT
                 ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
                 : KafkaPartitionChooser.byKey();
         return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                RecordValues.of(config.valueFormat()), partitions);
+                RecordValues.of(config.valueFormat()), partitions, unreadable);
     }
 
     private PluginMetrics pluginMetrics() {
@@ -128,7 +141,13 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
-        return coop != null ? coop.poll() : poller.poll();
+        if (coop != null) {
+            return coop.poll();
+        }
+        if (!setup.ready()) {
+            return null;
+        }
+        return poller.poll();
     }
 
     /**
@@ -151,6 +170,9 @@ public class PgQueSourceTask extends SourceTask {
         if (coop != null) {
             coop.stop(STOP_GRACE);
             return;
+        }
+        if (setup != null) {
+            setup.stop();
         }
         if (listener != null) {
             listener.close();

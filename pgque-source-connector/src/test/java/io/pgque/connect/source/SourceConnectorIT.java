@@ -32,6 +32,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -286,14 +288,31 @@ class SourceConnectorIT {
         assertTrue(refused.getMessage().contains("the connector reads queue 'offsets'"), refused.getMessage());
 
         connect.alterConnectorOffsets(name, request(SourceOffsets.partition(queue, name, 1), SourceOffsets.offset(7, 70)));
-        List<ConnectorOffset> stored = connect.connectorOffsets(name).offsets();
-        assertEquals(1, stored.size(), stored.toString());
-        assertEquals(7L, ((Number) stored.get(0).offset().get(SourceOffsets.BATCH_ID)).longValue());
-        assertEquals(70L, ((Number) stored.get(0).offset().get(SourceOffsets.EVENT_ID)).longValue());
+        awaitStoredOffsets(name, "the altered offset of slot 1", stored -> stored.size() == 1
+                && ((Number) stored.get(0).offset().get(SourceOffsets.BATCH_ID)).longValue() == 7L
+                && ((Number) stored.get(0).offset().get(SourceOffsets.EVENT_ID)).longValue() == 70L);
 
         connect.resetConnectorOffsets(name);
-        assertEquals(List.of(), connect.connectorOffsets(name).offsets());
+        awaitStoredOffsets(name, "no offsets after the reset", List::isEmpty);
         connect.deleteConnector(name);
+    }
+
+    /**
+     * Connect answers a PATCH or DELETE of offsets once the offsets topic has the write, but a
+     * GET reads the worker's view of that topic, which catches up on its own time; so the test
+     * waits for the view, as Kafka's own offsets API tests do, and shows the last view it saw.
+     */
+    private static void awaitStoredOffsets(String name, String what, Predicate<List<ConnectorOffset>> expected)
+            throws InterruptedException {
+        AtomicReference<List<ConnectorOffset>> last = new AtomicReference<>();
+        try {
+            QueueFixture.await(what, DELIVERY_TIMEOUT, () -> {
+                last.set(connect.connectorOffsets(name).offsets());
+                return expected.test(last.get());
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; last stored offsets: " + last.get(), e);
+        }
     }
 
     private static ConnectorOffsets request(Map<String, ?> partition, Map<String, ?> offset) {

@@ -55,23 +55,28 @@ public final class DatabaseProbe implements AutoCloseable {
     /**
      * Opens a probe with {@code settings} and runs {@code check} on it, in a thread of its own
      * and for at most connection.timeout.ms (plus a little): a validate call must answer even
-     * when the database does not. Every way this can fail (no login, a failed query, no answer,
-     * a bug) comes back through {@code problem} as one message for the user, fit to be filed
-     * under connection.url; both connectors validate this way.
+     * when the database does not. When no server answers at all (see {@link Unreachable}) the
+     * checks are skipped with a warning and {@code whenUnreachable} is returned: a connector
+     * deployed during an outage is accepted and its tasks wait for the database. Every other way
+     * this can fail (a refused login, a failed query, a bug) comes back through {@code problem}
+     * as one message for the user, fit to be filed under connection.url; both connectors
+     * validate this way.
+     *
+     * @param what names the configuration in the warning, e.g. "the sink's configuration"
      */
-    public static <T> T check(ConnectionSettings settings, String applicationName, Check<T> check,
-                              Function<String, T> problem) {
+    public static <T> T check(ConnectionSettings settings, String applicationName, String what, Check<T> check,
+                              Function<String, T> problem, T whenUnreachable) {
         ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, applicationName);
             thread.setDaemon(true);
             return thread;
         });
         try {
-            return executor.submit(() -> openAndRun(settings, applicationName, check, problem))
+            return executor.submit(() -> openAndRun(settings, applicationName, what, check, problem, whenUnreachable))
                     .get(settings.timeoutMs() + SLACK_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return problem.apply("No answer from the database at " + settings.url() + " within " + settings.timeoutMs()
-                    + " ms (" + ConnectionConfigDef.TIMEOUT_MS + "); check the host, port and firewall");
+            return skipped(what, "no answer from " + settings.url() + " within " + settings.timeoutMs() + " ms ("
+                    + ConnectionConfigDef.TIMEOUT_MS + ")", whenUnreachable);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return problem.apply("Interrupted while checking the database");
@@ -83,13 +88,17 @@ public final class DatabaseProbe implements AutoCloseable {
         }
     }
 
-    private static <T> T openAndRun(ConnectionSettings settings, String applicationName, Check<T> check,
-                                    Function<String, T> problem) {
+    private static <T> T openAndRun(ConnectionSettings settings, String applicationName, String what,
+                                    Check<T> check, Function<String, T> problem, T whenUnreachable) {
         DatabaseProbe probe;
         try {
             probe = open(settings, applicationName);
         } catch (SQLException e) {
             String user = settings.user().isEmpty() ? "" : " as user '" + settings.user() + "'";
+            if (Unreachable.is(e)) {
+                return skipped(what, "cannot connect to " + settings.url() + user + ": " + describe(e, settings),
+                        whenUnreachable);
+            }
             return problem.apply("Cannot connect to " + settings.url() + user + ": " + describe(e, settings));
         }
         try (probe) {
@@ -97,6 +106,12 @@ public final class DatabaseProbe implements AutoCloseable {
         } catch (SQLException e) {
             return problem.apply("Checking the database failed: " + describe(e, settings));
         }
+    }
+
+    private static <T> T skipped(String what, String reason, T whenUnreachable) {
+        log.warn("Skipped the database checks of {}: {}. Accepting the configuration; the tasks wait for the "
+                + "database. Check the host, port and firewall if it should be up.", what, reason);
+        return whenUnreachable;
     }
 
     /**

@@ -26,8 +26,12 @@ import java.util.Map;
  */
 public final class StoredOffsets {
 
-    /** The SQLSTATE the engine raises when a stored offset is not the expected one. */
-    static final String FENCED = "40001";
+    /**
+     * The SQLSTATE the engine raises when a stored offset is not the expected one. Its own code,
+     * so it is never mistaken for a serialization failure (40001), which is worth retrying as
+     * it is; a fenced transaction would be refused again.
+     */
+    static final String FENCED = "PQ010";
 
     private final String connector;
 

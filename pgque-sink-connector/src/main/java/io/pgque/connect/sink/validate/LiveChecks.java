@@ -63,7 +63,7 @@ public final class LiveChecks {
     }
 
     private static Findings run(ConnectionSettings settings, Expectations expected) {
-        return DatabaseProbe.check(settings, "pgque-sink-validate", probe -> {
+        return DatabaseProbe.check(settings, "pgque-sink-validate", "the sink's configuration", probe -> {
             Findings findings = new Findings();
             new SinkDatabaseRules(probe, expected, findings).check();
             return findings;
@@ -71,7 +71,7 @@ public final class LiveChecks {
             Findings findings = new Findings();
             findings.add(ConnectionConfigDef.URL, problem);
             return findings;
-        });
+        }, new Findings());
     }
 
     /** Which schema install mode applies; {@code none} when the key is invalid (its error is reported). */

@@ -32,8 +32,9 @@ public final class DatabaseChecks {
 
     /** Problems by key; empty when all checks passed. Bounded in time by connection.timeout.ms. */
     public static Map<String, List<String>> run(SourceConfig config) {
-        return DatabaseProbe.check(config.connection(), "pgque-source-validate",
-                probe -> new DatabaseChecks(config).check(probe), problem -> single(ConnectionConfigDef.URL, problem));
+        return DatabaseProbe.check(config.connection(), "pgque-source-validate", "the source's configuration",
+                probe -> new DatabaseChecks(config).check(probe), problem -> single(ConnectionConfigDef.URL, problem),
+                Map.of());
     }
 
     private Map<String, List<String>> check(DatabaseProbe probe) throws SQLException {

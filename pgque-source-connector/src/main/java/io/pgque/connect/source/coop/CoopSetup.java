@@ -18,9 +18,9 @@ import javax.sql.DataSource;
 import java.time.Duration;
 
 /**
- * What the connector makes sure of in cooperative mode before any task reads: the engine is
- * there (when asked to install it) and the cooperative consumer exists, so the group's cursor
- * starts when the connector is created, not when its first task happens to run.
+ * What a cooperative task makes sure of before it reads: the engine is there (when asked to
+ * install it) and the cooperative consumer and this task's worker exist; the first task to get
+ * here creates the group at the queue's newest tick.
  */
 public final class CoopSetup {
 
@@ -31,13 +31,13 @@ public final class CoopSetup {
 
     /** @throws ConnectException with a message that names the key to change */
     public static void ensure(DataSource dataSource, SchemaInstall install, String queue, String consumer,
-                              int attempts, Duration backoff) {
+                              String worker, int attempts, Duration backoff) {
         for (int attempt = 1; ; attempt++) {
             try {
                 if (install == SchemaInstall.IF_MISSING && new PgQueInstaller(dataSource).installIfMissing()) {
                     log.info("Installed the bundled PgQue engine");
                 }
-                PgQue.using(dataSource).coopConsumer(queue, consumer, CoopTasks.workerName(0)).register(false);
+                PgQue.using(dataSource).coopConsumer(queue, consumer, worker).register(false);
                 log.info("Cooperative consumer {} reads queue {}", consumer, queue);
                 return;
             } catch (QueueNotFoundException e) {

@@ -66,6 +66,13 @@ public final class CoopTask {
         String worker = CoopTasks.workerName(task);
         HikariDataSource dataSource = DataSourceFactory.create(config.connection(),
                 "pgque-source-" + connector + "-" + task);
+        try {
+            CoopSetup.ensure(dataSource, config.schemaInstall(), config.queue(), config.consumer(), worker,
+                    config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
         CoopConsumer consumer = PgQue.using(dataSource).coopConsumer(config.queue(), config.consumer(), worker);
         // Taking over a silent sibling's batch gives it a new id, so whether Kafka already holds it

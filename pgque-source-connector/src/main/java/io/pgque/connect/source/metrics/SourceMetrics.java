@@ -34,6 +34,7 @@ public final class SourceMetrics implements SlotEvents {
     private final LongAdder leasesAcquired = new LongAdder();
     private final LongAdder leasesLost = new LongAdder();
     private final LongAdder batchesSkipped = new LongAdder();
+    private final LongAdder eventsDeadLettered = new LongAdder();
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
     private final List<MetricName> registered = new ArrayList<>();
@@ -43,6 +44,7 @@ public final class SourceMetrics implements SlotEvents {
     private final Sensor acquiredSensor;
     private final Sensor lostSensor;
     private final Sensor skippedSensor;
+    private final Sensor deadLetteredSensor;
 
     /** @param plugin Connect's plugin metrics, or null where there are none (unit tests) */
     public SourceMetrics(PluginMetrics plugin, List<Integer> slots) {
@@ -51,7 +53,7 @@ public final class SourceMetrics implements SlotEvents {
             samples.put(slot, SlotSample.UNKNOWN);
         }
         if (plugin == null) {
-            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = null;
+            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = deadLetteredSensor = null;
             return;
         }
         recordsSensor = sensor("pgque-records");
@@ -69,6 +71,9 @@ public final class SourceMetrics implements SlotEvents {
         skippedSensor = sensor("pgque-batches-skipped");
         skippedSensor.add(name("batches-skipped-total", "Batches found already in Kafka after a claim "
                 + "(exactly-once) and acked without being sent again"), new CumulativeSum());
+        deadLetteredSensor = sensor("pgque-events-dead-lettered");
+        deadLetteredSensor.add(name("events-dead-lettered-total", "Events moved to the queue's dead letters "
+                + "because their payload could not be converted (errors.tolerance=all)"), new CumulativeSum());
         for (int slot : slots) {
             gauge("slot-pending-events", "Events waiting for the slot, as the engine estimates them", slot,
                     (config, now) -> samples.getOrDefault(slot, SlotSample.UNKNOWN).pendingEvents());
@@ -108,6 +113,12 @@ public final class SourceMetrics implements SlotEvents {
         record(skippedSensor, 1);
     }
 
+    /** An event was moved to the dead letters as unreadable; called on the poll thread. */
+    public void eventDeadLettered() {
+        eventsDeadLettered.increment();
+        record(deadLetteredSensor, 1);
+    }
+
     void sampled(int slot, SlotSample sample) {
         samples.put(slot, sample);
     }
@@ -139,6 +150,10 @@ public final class SourceMetrics implements SlotEvents {
 
     public long batchesSkipped() {
         return batchesSkipped.sum();
+    }
+
+    public long eventsDeadLettered() {
+        return eventsDeadLettered.sum();
     }
 
     /** Unregisters everything this task added to the plugin metrics. */

@@ -7,7 +7,7 @@ package io.pgque.connect.source.record;
 import io.pgque.client.Message;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
-import org.apache.kafka.connect.header.Headers;
+import org.apache.kafka.connect.errors.DataException;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -25,11 +25,18 @@ public final class RecordFactory {
     private final TopicRouter topics;
     private final RecordValues values;
     private final KafkaPartitionChooser partitions;
+    private final UnreadableEvents unreadable;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
     private Map<String, Object> memberPartition;
 
     public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
+        this(queue, consumer, topics, values, partitions, UnreadableEvents.FAIL);
+    }
+
+    public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
+                         KafkaPartitionChooser partitions, UnreadableEvents unreadable) {
+        this.unreadable = unreadable;
         this.queue = queue;
         this.consumer = consumer;
         this.topics = topics;
@@ -37,37 +44,51 @@ public final class RecordFactory {
         this.partitions = partitions;
     }
 
+    /**
+     * The record for {@code message}, or null when its payload could not be converted and the
+     * {@link UnreadableEvents} policy moved it to the dead letters: the ticket has then counted
+     * it as done, and the caller leaves it out of what it hands to Connect.
+     */
     public TrackedRecord create(Message message, int slot, long epoch, DeliveryTicket ticket) {
         // Named only in error messages: not built for every record.
         Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " on slot "
-                + slot + " of queue '" + queue + "'";
-        return create(message, sourcePartitions.computeIfAbsent(slot, s -> SourceOffsets.partition(queue, consumer, s)),
-                partitions.partitionOf(slot), EventHeaders.of(message, slot, epoch), ticket, where);
-    }
-
-    /** A record of cooperative worker {@code subconsumer}: the producer picks the partition by key. */
-    public TrackedRecord create(Message message, String subconsumer, DeliveryTicket ticket) {
-        Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " read by "
-                + "worker '" + subconsumer + "' of queue '" + queue + "'";
-        if (memberPartition == null || !subconsumer.equals(memberPartition.get(SourceOffsets.SUBCONSUMER))) {
-            memberPartition = SourceOffsets.memberPartition(queue, consumer, subconsumer);
+                + slot + " of consumer '" + consumer + "' on queue '" + queue + "'";
+        SchemaAndValue value;
+        try {
+            value = values.valueOf(message, where);
+        } catch (DataException e) {
+            unreadable.handle(message, slot, where.get(), e);
+            ticket.delivered();
+            return null;
         }
-        return create(message, memberPartition, null, EventHeaders.of(message, subconsumer), ticket, where);
-    }
-
-    private TrackedRecord create(Message message, Map<String, Object> sourcePartition, Integer kafkaPartition,
-                                 Headers headers, DeliveryTicket ticket, Supplier<String> where) {
-        SchemaAndValue value = values.valueOf(message, where);
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(
-                sourcePartition,
+                sourcePartitions.computeIfAbsent(slot, s -> SourceOffsets.partition(queue, consumer, s)),
                 SourceOffsets.offset(message.batchId(), message.msgId()),
                 topics.topicOf(message.type(), where),
-                kafkaPartition,
+                partitions.partitionOf(slot),
                 Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
                 value.schema(), value.value(),
                 timestamp,
-                headers,
+                EventHeaders.of(message, slot, epoch),
                 ticket);
+    }
+
+    /**
+     * A record of cooperative worker {@code subconsumer}: the producer picks the partition by key.
+     * A payload that cannot be converted fails the task (cooperative mode has no dead-letter path
+     * of its own yet).
+     */
+    public TrackedRecord create(Message message, String subconsumer, DeliveryTicket ticket) {
+        Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " read by "
+                + "worker '" + subconsumer + "' of consumer '" + consumer + "' on queue '" + queue + "'";
+        if (memberPartition == null || !subconsumer.equals(memberPartition.get(SourceOffsets.SUBCONSUMER))) {
+            memberPartition = SourceOffsets.memberPartition(queue, consumer, subconsumer);
+        }
+        SchemaAndValue value = values.valueOf(message, where);
+        Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
+        return new TrackedRecord(memberPartition, SourceOffsets.offset(message.batchId(), message.msgId()),
+                topics.topicOf(message.type(), where), null, Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
+                value.schema(), value.value(), timestamp, EventHeaders.of(message, subconsumer), ticket);
     }
 }

@@ -299,9 +299,15 @@ public final class SlotPoller {
                 wakeups::offer);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
-            out.add(records.create(message, slot.slot(), slot.epoch(), inFlight));
+            SourceRecord record = records.create(message, slot.slot(), slot.epoch(), inFlight);
+            if (record != null) { // null: dead-lettered as unreadable, and counted as delivered
+                out.add(record);
+            }
         }
         slot.batchStarted(inFlight);
+        if (out.isEmpty()) {
+            return null; // the whole batch was dead-lettered; it is acked on the next step
+        }
         boundary.batchEnds(out.get(out.size() - 1));
         events.batchEmitted(slot.slot(), toSend.size());
         log.debug("Emitted {}", inFlight);

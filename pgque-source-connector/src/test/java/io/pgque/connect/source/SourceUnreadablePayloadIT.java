@@ -1,0 +1,176 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source;
+
+import io.pgque.client.Event;
+import io.pgque.connect.source.config.TaskKeys;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.pgque.connect.source.HandDrivenTask.N;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One event whose payload is not JSON, under {@code pgque.value.format=json}, in the middle of
+ * a batch and between events of its own key. With {@code errors.tolerance=none} the task fails
+ * and says which event; with {@code all} that event goes to the engine's dead letters with the
+ * reason and everything else of the batch, including the later events of the same key, is
+ * delivered in order and acked.
+ */
+class SourceUnreadablePayloadIT {
+
+    private static final String BAD = "{not json";
+    private static QueueFixture pg;
+    private final List<PgQueSourceTask> tasks = new ArrayList<>();
+    private final Metrics metrics = new Metrics();
+
+    @BeforeAll
+    static void database() {
+        pg = new QueueFixture("source_unreadable_it");
+    }
+
+    @AfterEach
+    void stopTasks() {
+        tasks.forEach(PgQueSourceTask::stop);
+        metrics.close();
+    }
+
+    @Test
+    void toleranceNoneFailsTheTaskNamingQueueConsumerSlotAndEvent() throws Exception {
+        String queue = "unreadable_none";
+        String consumer = "unreadable-none-src";
+        long badId = prepare(queue, consumer);
+
+        for (int attempt = 0; attempt < 2; attempt++) { // and again after a restart: nothing was skipped
+            PgQueSourceTask task = start(queue, consumer, Map.of());
+            ConnectException failure = assertThrows(ConnectException.class, () -> pollUntilFailure(task));
+            String message = failure.getMessage();
+            for (String part : List.of("queue '" + queue + "'", "consumer '" + consumer + "'", "slot 0",
+                    "event " + badId + " ", "errors.tolerance=all")) {
+                assertTrue(message.contains(part), "'" + part + "' missing from: " + message);
+            }
+            tasks.remove(task);
+            task.stop();
+        }
+        assertEquals(0, deadLetters(queue), "nothing dead-lettered without errors.tolerance=all");
+    }
+
+    @Test
+    void toleranceAllDeadLettersTheEventAndDeliversTheRestOfTheBatchInOrder() throws Exception {
+        String queue = "unreadable_all";
+        String consumer = "unreadable-all-src";
+        long badId = prepare(queue, consumer);
+        List<String> keys = pg.keysOnSlot("k", 0, N, 2);
+
+        PgQueSourceTask task = start(queue, consumer, Map.of("errors.tolerance", "all", "errors.log.enable", "true"));
+        List<SourceRecord> records = HandDrivenTask.pollUntilRecords(task);
+        List<String> values = new ArrayList<>();
+        for (SourceRecord record : records) {
+            values.add((record.key().equals(keys.get(0)) ? "a" : "b") + "=" + record.value());
+        }
+        assertEquals(List.of("a={n=0}", "b={n=0}", "a={n=2}", "b={n=1}"), values,
+                "every other event of the batch, in order, the bad one's key included");
+        assertEquals(1, deadLetters(queue));
+        assertEquals(badId, pg.queryLong("select d.ev_id from pgque.dead_letter d join pgque.queue q "
+                + "on q.queue_id = d.dl_queue_id where q.queue_name = ?", queue));
+        assertTrue(pg.queryLong("select count(*) from pgque.dead_letter d join pgque.queue q on q.queue_id = d.dl_queue_id"
+                + " where q.queue_name = ? and d.dl_reason like 'unreadable payload: %is not JSON%'", queue) == 1,
+                "the dead letter says why");
+        assertEquals(1.0, metric("events-dead-lettered-total"));
+
+        // Kafka takes the four records: the batch is acked, the slot moves on.
+        long tickBefore = pg.lastTick(queue, consumer, 0);
+        records.forEach(r -> task.commitRecord(r, null));
+        QueueFixture.await("the batch to be acked", Duration.ofSeconds(60), () -> {
+            try {
+                task.poll();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return pg.lastTick(queue, consumer, 0) > tickBefore;
+        });
+    }
+
+    /** Events of keys a and b on slot 0 in one batch, the third of them unreadable; returns its id. */
+    private static long prepare(String queue, String consumer) {
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        List<String> keys = pg.keysOnSlot("k", 0, N, 2);
+        String a = keys.get(0);
+        String b = keys.get(1);
+        pg.send(queue, List.of(
+                Event.of("t", "{\"n\":0}").withPartitionKey(a),
+                Event.of("t", "{\"n\":0}").withPartitionKey(b),
+                Event.of("t", BAD).withPartitionKey(a),
+                Event.of("t", "{\"n\":2}").withPartitionKey(a),
+                Event.of("t", "{\"n\":1}").withPartitionKey(b)));
+        pg.tick(queue);
+        return pg.queryLong("select ev_id from pgque." + eventTable(queue) + " where ev_data = ?", BAD);
+    }
+
+    private static String eventTable(String queue) {
+        long id = pg.queryLong("select queue_id from pgque.queue where queue_name = ?", queue);
+        return "event_" + id;
+    }
+
+    private static long deadLetters(String queue) {
+        return pg.queryLong("select count(*) from pgque.dead_letter d join pgque.queue q on q.queue_id = d.dl_queue_id"
+                + " where q.queue_name = ?", queue);
+    }
+
+    private PgQueSourceTask start(String queue, String consumer, Map<String, String> extra) {
+        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
+        props.put("pgque.value.format", "json");
+        props.putAll(extra);
+        PgQueSourceTask task = new PgQueSourceTask();
+        PluginMetrics plugin = new PluginMetricsImpl(metrics, Map.of("connector", consumer, "task",
+                props.get(TaskKeys.TASK_INDEX)));
+        task.initialize(new Context(props, plugin));
+        task.start(props);
+        tasks.add(task);
+        return task;
+    }
+
+    private static void pollUntilFailure(PgQueSourceTask task) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            task.poll();
+        }
+        throw new AssertionError("the task kept polling without failing for 60 s");
+    }
+
+    private double metric(String name) {
+        for (Map.Entry<MetricName, KafkaMetric> entry : metrics.metrics().entrySet()) {
+            if (entry.getKey().name().equals(name)) {
+                return ((Number) entry.getValue().metricValue()).doubleValue();
+            }
+        }
+        throw new AssertionError("no metric " + name);
+    }
+
+    private record Context(Map<String, String> configs, PluginMetrics pluginMetrics) implements SourceTaskContext {
+        @Override
+        public OffsetStorageReader offsetStorageReader() {
+            return null;
+        }
+    }
+}
