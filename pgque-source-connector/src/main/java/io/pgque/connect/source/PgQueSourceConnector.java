@@ -9,7 +9,9 @@ import io.pgque.connect.source.config.DatabaseChecks;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
+import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.coop.CoopTasks;
 import io.pgque.connect.source.delivery.OffsetRequest;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
@@ -30,7 +32,8 @@ import java.util.function.Supplier;
  * Reads a PgQue queue into Kafka through the queue's hash slots: gives task {@code i} of
  * {@code M} the slots {@code k mod M = i}, and the ticker duty (when enabled) to every task, the
  * database deciding who ticks in each round. The data path, and making sure the consumer exists
- * with N slots, are in {@link PgQueSourceTask}.
+ * with N slots, are in {@link PgQueSourceTask}. With {@code pgque.mode=cooperative} every task is
+ * a worker of one cooperative consumer instead ({@code coop} package).
  */
 public class PgQueSourceConnector extends SourceConnector {
 
@@ -69,6 +72,9 @@ public class PgQueSourceConnector extends SourceConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
+        if (config.mode() == SourceMode.COOPERATIVE) {
+            return CoopTasks.taskConfigs(props, config.tickerEnabled(), maxTasks);
+        }
         return TaskKeys.taskConfigs(props, config.slots(), config.tickerEnabled(), maxTasks);
     }
 
@@ -104,7 +110,11 @@ public class PgQueSourceConnector extends SourceConnector {
     @Override
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
         SourceConfig parsed = new SourceConfig(connectorConfig);
-        OffsetRequest.check(parsed.queue(), parsed.consumer(), parsed.slots(), offsets);
+        if (parsed.mode() == SourceMode.COOPERATIVE) {
+            OffsetRequest.checkCooperative(parsed.queue(), parsed.consumer(), offsets);
+        } else {
+            OffsetRequest.check(parsed.queue(), parsed.consumer(), parsed.slots(), offsets);
+        }
         return true;
     }
 

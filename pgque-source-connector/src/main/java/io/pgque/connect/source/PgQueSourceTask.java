@@ -13,7 +13,9 @@ import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.SourceConfigRules;
+import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.coop.CoopTask;
 import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.delivery.DeliveredPositions;
 import io.pgque.connect.source.delivery.OffsetStorePositions;
@@ -70,6 +72,8 @@ public class PgQueSourceTask extends SourceTask {
     private SourceMetrics metrics;
     private ResizeMetrics resizeMetrics;
     private String workerId;
+    /** Set instead of everything above in cooperative mode. */
+    private CoopTask coop;
 
     @Override
     public String version() {
@@ -80,9 +84,13 @@ public class PgQueSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         SourceConfigRules.require(config);
+        String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
+        if (config.mode() == SourceMode.COOPERATIVE) {
+            coop = CoopTask.start(config, props, connector, context);
+            return;
+        }
         int task = TaskKeys.taskIndex(props);
         List<Integer> slots = TaskKeys.slots(props);
-        String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
         workerId = WorkerIds.next(connector, task);
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
@@ -152,6 +160,9 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        if (coop != null) {
+            return coop.poll();
+        }
         if (!setup.ready()) {
             return null;
         }
@@ -175,6 +186,10 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        if (coop != null) {
+            coop.stop(STOP_GRACE);
+            return;
+        }
         if (setup != null) {
             setup.stop();
         }

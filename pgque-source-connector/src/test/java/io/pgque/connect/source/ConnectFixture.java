@@ -242,4 +242,28 @@ final class ConnectFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a thread that sends sequence numbers {@code from..to-1} for {@code keys} keys, one
+     * event per key per transaction, a transaction every 50 ms or so, so that faults a test
+     * injects meanwhile land mid-stream.
+     */
+    Thread producePaced(String queue, int keys, int from, int to) {
+        Thread producer = new Thread(() -> {
+            for (int seq = from; seq < to; seq++) {
+                List<Event> events = new ArrayList<>(keys);
+                for (int k = 0; k < keys; k++) {
+                    events.add(Event.of("order", "key-" + k + ":" + seq).withPartitionKey("key-" + k));
+                }
+                pg.send(queue, events);
+                try {
+                    Thread.sleep(50); // paces the producer (rate shaping), not a wait for anything
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }, "it-producer-" + queue);
+        producer.start();
+        return producer;
+    }
 }

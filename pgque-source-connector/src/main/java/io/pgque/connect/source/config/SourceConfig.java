@@ -79,9 +79,23 @@ public class SourceConfig extends AbstractConfig {
         return consumer;
     }
 
-    /** N. */
+    public SourceMode mode() {
+        return SourceMode.CHOICE.parse(SourceConfigDef.MODE, getString(SourceConfigDef.MODE));
+    }
+
+    /** N; only for {@link SourceMode#ORDERED}, where {@link SourceConfigRules} makes sure it is set. */
     public int slots() {
-        return getInt(SourceConfigDef.SLOTS);
+        Integer slots = getInt(SourceConfigDef.SLOTS);
+        if (slots == null) {
+            throw new ConfigException(SourceConfigDef.SLOTS + " is required with " + SourceConfigDef.MODE + "="
+                    + SourceMode.CHOICE.label(SourceMode.ORDERED));
+        }
+        return slots;
+    }
+
+    /** Whether {@code pgque.slots} was given at all. */
+    public boolean slotsSet() {
+        return getInt(SourceConfigDef.SLOTS) != null;
     }
 
     public Template topic() {

@@ -32,6 +32,7 @@ public final class SourceConfigDef {
 
     public static final String QUEUE = "pgque.queue";
     public static final String CONSUMER = "pgque.consumer";
+    public static final String MODE = "pgque.mode";
     public static final String SLOTS = "pgque.slots";
 
     public static final String TOPIC = "topic";
@@ -61,6 +62,7 @@ public final class SourceConfigDef {
     public static final int MAX_SLOTS = 256;
     public static final Set<PlaceholderKind> TOPIC_PLACEHOLDERS = EnumSet.of(PlaceholderKind.TYPE);
 
+    public static final SourceMode MODE_DEFAULT = SourceMode.ORDERED;
     public static final ValueFormat VALUE_FORMAT_DEFAULT = ValueFormat.STRING;
     public static final KafkaPartitioner PARTITIONER_DEFAULT = KafkaPartitioner.KEY;
     public static final long LEASE_TTL_MS_DEFAULT = 30_000L;
@@ -97,11 +99,21 @@ public final class SourceConfigDef {
                 "The PgQue queue to read.",
                 QUEUE_GROUP, ++order, Width.MEDIUM, "Queue");
         def.define(CONSUMER, Type.STRING, "", ConsumerNameValidator.INSTANCE, Importance.HIGH,
-                "Logical consumer name; its slots are subscribed as \"<consumer>#k/N\". "
+                "Logical consumer name; its slots are subscribed as \"<consumer>#k/N\" (ordered), its "
+                        + "workers as \"<consumer>.task-<i>\" (cooperative). "
                         + "Empty (default): the connector's name.",
                 QUEUE_GROUP, ++order, Width.MEDIUM, "Consumer");
-        def.define(SLOTS, Type.INT, ConfigDef.NO_DEFAULT_VALUE, Range.between(1, MAX_SLOTS), Importance.HIGH,
-                "N, the number of hash slots the consumer reads through (1.." + MAX_SLOTS + "). "
+        def.define(MODE, Type.STRING, SourceMode.CHOICE.label(MODE_DEFAULT), SourceMode.CHOICE.validator(),
+                Importance.HIGH,
+                SourceMode.CHOICE.document("How the tasks share the queue. ordered: through " + SLOTS
+                        + " hash slots, one task per slot, events of one partition key in order. cooperative "
+                        + "(experimental): every task is a worker (subconsumer \"task-<i>\") of one cooperative "
+                        + "consumer and takes whole batches in turn; no order between batches, so no per-key "
+                        + "order, but every event is read once and throughput grows with tasks.max."),
+                QUEUE_GROUP, ++order, Width.SHORT, "Mode", SourceMode.CHOICE.recommender());
+        def.define(SLOTS, Type.INT, null, OptionalRange.between(1, MAX_SLOTS), Importance.HIGH,
+                "N, the number of hash slots the consumer reads through (1.." + MAX_SLOTS + "); required "
+                        + "with " + MODE + "=ordered, not allowed with " + MODE + "=cooperative. "
                         + "Changing it on an existing consumer resizes it online, keeping per-key order "
                         + "(docs/source.md, Changing N online). It caps the useful tasks.max.",
                 QUEUE_GROUP, ++order, Width.SHORT, "Slots (N)");
@@ -138,7 +150,10 @@ public final class SourceConfigDef {
         int order = 0;
         def.define(LEASE_TTL_MS, Type.LONG, LEASE_TTL_MS_DEFAULT, Range.atLeast(1_000L), Importance.MEDIUM,
                 "Slot lease TTL in milliseconds (at least 1000). A task that stops renewing for this long "
-                        + "loses its slots to another task; a crashed task's slots wait this long.",
+                        + "loses its slots to another task; a crashed task's slots wait this long. Cooperative "
+                        + "mode: the dead interval; in at_least_once a task silent this long while holding a batch "
+                        + "loses it to another task (exactly_once never takes a batch over: the task's restart "
+                        + "resumes it).",
                 POLLING_GROUP, ++order, Width.SHORT, "Lease TTL (ms)");
         def.define(POLL_INTERVAL_MS, Type.LONG, POLL_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
                 Importance.MEDIUM,

@@ -37,6 +37,8 @@ public final class SourceConfigRules {
                     + SourceConfigDef.EXACTLY_ONCE_SUPPORT + "=required in the connector configuration, and "
                     + "exactly.once.source.support=enabled on every worker");
         }
+        boolean ordered = config.mode() == SourceMode.ORDERED;
+        checkMode(config, problems);
         if (config.consumer().isEmpty()) {
             add(problems, SourceConfigDef.CONSUMER, SourceConfigDef.CONSUMER
                     + " is empty and the connector has no name to use instead; set " + SourceConfigDef.CONSUMER);
@@ -54,13 +56,45 @@ public final class SourceConfigRules {
                     + SourceConfigDef.TOPIC_CREATION_PARTITIONS + ")");
         }
         Integer maxTasks = parseTasksMax(tasksMax);
-        if (maxTasks != null && maxTasks > config.slots()) {
+        if (ordered && config.slotsSet() && maxTasks != null && maxTasks > config.slots()) {
             add(problems, SourceConfigDef.SLOTS, SourceConfigDef.TASKS_MAX + "=" + maxTasks + " is more than "
                     + SourceConfigDef.SLOTS + "=" + config.slots() + ": a slot is read by one task at a time, so "
                     + (maxTasks - config.slots()) + " task(s) would stay idle; lower " + SourceConfigDef.TASKS_MAX
                     + " to at most " + config.slots());
         }
         return problems;
+    }
+
+    /**
+     * Keys that belong to one mode only. Filed under the key to remove or set, and saying what
+     * the other mode would give, since the choice is what the user has to make.
+     */
+    private static void checkMode(SourceConfig config, Map<String, List<String>> problems) {
+        String ordered = SourceConfigDef.MODE + "=" + SourceMode.CHOICE.label(SourceMode.ORDERED);
+        String cooperative = SourceConfigDef.MODE + "=" + SourceMode.CHOICE.label(SourceMode.COOPERATIVE);
+        if (config.mode() == SourceMode.ORDERED) {
+            if (!config.slotsSet()) {
+                add(problems, SourceConfigDef.SLOTS, SourceConfigDef.SLOTS + " is required with " + ordered
+                        + " (the default): set the number of hash slots, 1.." + SourceConfigDef.MAX_SLOTS
+                        + ", or choose " + cooperative + " (allowed values of " + SourceConfigDef.MODE + ": "
+                        + String.join(", ", SourceMode.CHOICE.labels()) + ") if per-key order is not needed");
+            }
+            return;
+        }
+        if (config.slotsSet()) {
+            add(problems, SourceConfigDef.SLOTS, SourceConfigDef.SLOTS + " applies only to " + ordered + ": "
+                    + cooperative + " has no slots (tasks take whole batches in turn, without per-key order); "
+                    + "remove " + SourceConfigDef.SLOTS + ", or set " + ordered + " to keep per-key order");
+        }
+        if (config.partitioner() == KafkaPartitioner.SLOT) {
+            add(problems, SourceConfigDef.PARTITIONER, SourceConfigDef.PARTITIONER + "=slot needs slots, which "
+                    + cooperative + " does not have: use " + SourceConfigDef.PARTITIONER + "=key, or " + ordered);
+        }
+        if (config.consumer().indexOf('.') >= 0) {
+            add(problems, SourceConfigDef.CONSUMER, "consumer '" + config.consumer() + "' contains '.', which "
+                    + cooperative + " cannot use (the engine names workers \"<consumer>.<worker>\"): set "
+                    + SourceConfigDef.CONSUMER + " to a name without '.'");
+        }
     }
 
     /** Throws on the first problem; for start(), where Connect's validate() may have been skipped. */

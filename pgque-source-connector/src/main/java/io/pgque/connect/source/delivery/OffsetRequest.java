@@ -10,6 +10,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Checks an operator's request to alter or reset source offsets (Connect's {@code PATCH} or
@@ -31,9 +32,29 @@ public final class OffsetRequest {
      */
     public static void check(String queue, String consumer, int slots,
                              Map<Map<String, ?>, Map<String, ?>> offsets) {
+        check(offsets, partition -> partitionProblem(queue, consumer, slots, partition),
+                "A source partition is {\"" + SourceOffsets.QUEUE + "\": \"" + queue + "\", \""
+                        + SourceOffsets.CONSUMER + "\": \"" + consumer + "\", \"" + SourceOffsets.SLOT + "\": 0.."
+                        + (slots - 1) + "}");
+    }
+
+    /**
+     * The same for cooperative mode, whose source partitions name a worker instead of a slot.
+     *
+     * @throws ConnectException naming every partition and offset that is not one of ours
+     */
+    public static void checkCooperative(String queue, String consumer, Map<Map<String, ?>, Map<String, ?>> offsets) {
+        check(offsets, partition -> memberPartitionProblem(queue, consumer, partition),
+                "A source partition is {\"" + SourceOffsets.QUEUE + "\": \"" + queue + "\", \""
+                        + SourceOffsets.CONSUMER + "\": \"" + consumer + "\", \"" + SourceOffsets.SUBCONSUMER
+                        + "\": \"task-<i>\"}");
+    }
+
+    private static void check(Map<Map<String, ?>, Map<String, ?>> offsets,
+                              Function<Map<String, ?>, String> partitionProblem, String partitionForm) {
         List<String> problems = new ArrayList<>();
         offsets.forEach((partition, offset) -> {
-            String problem = partitionProblem(queue, consumer, slots, partition);
+            String problem = partitionProblem.apply(partition);
             if (problem == null && offset != null) {
                 problem = offsetProblem(offset);
             }
@@ -43,22 +64,15 @@ public final class OffsetRequest {
         });
         if (!problems.isEmpty()) {
             throw new ConnectException("Refusing the offsets request: " + String.join("; ", problems)
-                    + ". A source partition is {\"" + SourceOffsets.QUEUE + "\": \"" + queue + "\", \""
-                    + SourceOffsets.CONSUMER + "\": \"" + consumer + "\", \"" + SourceOffsets.SLOT + "\": 0.."
-                    + (slots - 1) + "}, an offset {\"" + SourceOffsets.BATCH_ID + "\": <batch id>, \""
+                    + ". " + partitionForm + ", an offset {\"" + SourceOffsets.BATCH_ID + "\": <batch id>, \""
                     + SourceOffsets.EVENT_ID + "\": <last event id in Kafka>} or null to forget the slot's");
         }
     }
 
     private static String partitionProblem(String queue, String consumer, int slots, Map<String, ?> partition) {
-        if (partition == null) {
-            return "no source partition";
-        }
-        if (!queue.equals(partition.get(SourceOffsets.QUEUE))) {
-            return "the connector reads queue '" + queue + "'";
-        }
-        if (!consumer.equals(partition.get(SourceOffsets.CONSUMER))) {
-            return "the connector reads as consumer '" + consumer + "'";
+        String problem = ownerProblem(queue, consumer, partition);
+        if (problem != null) {
+            return problem;
         }
         Object slot = partition.get(SourceOffsets.SLOT);
         if (!isWhole(slot) || ((Number) slot).longValue() < 0 || ((Number) slot).longValue() >= slots) {
@@ -67,6 +81,34 @@ public final class OffsetRequest {
         if (partition.size() != 3) {
             return "only '" + SourceOffsets.QUEUE + "', '" + SourceOffsets.CONSUMER + "' and '"
                     + SourceOffsets.SLOT + "' belong in a source partition";
+        }
+        return null;
+    }
+
+    private static String memberPartitionProblem(String queue, String consumer, Map<String, ?> partition) {
+        String problem = ownerProblem(queue, consumer, partition);
+        if (problem != null) {
+            return problem;
+        }
+        if (!(partition.get(SourceOffsets.SUBCONSUMER) instanceof String worker) || worker.isBlank()) {
+            return "'" + SourceOffsets.SUBCONSUMER + "' must name a worker of the cooperative consumer, e.g. \"task-0\"";
+        }
+        if (partition.size() != 3) {
+            return "only '" + SourceOffsets.QUEUE + "', '" + SourceOffsets.CONSUMER + "' and '"
+                    + SourceOffsets.SUBCONSUMER + "' belong in a source partition";
+        }
+        return null;
+    }
+
+    private static String ownerProblem(String queue, String consumer, Map<String, ?> partition) {
+        if (partition == null) {
+            return "no source partition";
+        }
+        if (!queue.equals(partition.get(SourceOffsets.QUEUE))) {
+            return "the connector reads queue '" + queue + "'";
+        }
+        if (!consumer.equals(partition.get(SourceOffsets.CONSUMER))) {
+            return "the connector reads as consumer '" + consumer + "'";
         }
         return null;
     }

@@ -36,7 +36,7 @@ public final class OffsetStorePositions implements DeliveredPositions {
      * The position a stored offset stands for, or empty when there is none or it is not one of
      * ours (numbers come back from the offset store as Long or Integer, depending on size).
      */
-    static Optional<DeliveredPosition> parse(Map<String, Object> offset) {
+    public static Optional<DeliveredPosition> parse(Map<String, Object> offset) {
         if (offset == null || !(offset.get(SourceOffsets.BATCH_ID) instanceof Number batch)
                 || !(offset.get(SourceOffsets.EVENT_ID) instanceof Number event)) {
             return Optional.empty();

@@ -19,6 +19,8 @@ public final class EventHeaders {
     public static final String BATCH_ID = "pgque.batch.id";
     public static final String SLOT = "pgque.slot";
     public static final String EPOCH = "pgque.epoch";
+    /** Cooperative mode, instead of slot and epoch: the worker that read the event. */
+    public static final String SUBCONSUMER = "pgque.subconsumer";
     public static final String RETRY_COUNT = "pgque.retry.count";
     public static final String EXTRA2 = "pgque.extra2";
     public static final String EXTRA3 = "pgque.extra3";
@@ -35,6 +37,20 @@ public final class EventHeaders {
         headers.addLong(BATCH_ID, message.batchId());
         headers.addInt(SLOT, slot);
         headers.addLong(EPOCH, epoch);
+        return withRest(headers, message);
+    }
+
+    /** Headers for {@code message} read by cooperative worker {@code subconsumer}. */
+    public static Headers of(Message message, String subconsumer) {
+        Headers headers = new ConnectHeaders();
+        headers.addLong(EVENT_ID, message.msgId());
+        headers.addString(EVENT_TYPE, message.type());
+        headers.addLong(BATCH_ID, message.batchId());
+        headers.addString(SUBCONSUMER, subconsumer);
+        return withRest(headers, message);
+    }
+
+    private static Headers withRest(Headers headers, Message message) {
         headers.addInt(RETRY_COUNT, message.retryCount());
         addIfPresent(headers, EXTRA2, message.extra2());
         addIfPresent(headers, EXTRA3, message.extra3());

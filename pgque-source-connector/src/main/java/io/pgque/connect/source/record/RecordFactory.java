@@ -27,6 +27,7 @@ public final class RecordFactory {
     private final KafkaPartitionChooser partitions;
     private final UnreadableEvents unreadable;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
+    private Map<String, Object> memberPartition;
 
     public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
@@ -71,5 +72,23 @@ public final class RecordFactory {
                 timestamp,
                 EventHeaders.of(message, slot, epoch),
                 ticket);
+    }
+
+    /**
+     * A record of cooperative worker {@code subconsumer}: the producer picks the partition by key.
+     * A payload that cannot be converted fails the task (cooperative mode has no dead-letter path
+     * of its own yet).
+     */
+    public TrackedRecord create(Message message, String subconsumer, DeliveryTicket ticket) {
+        Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " read by "
+                + "worker '" + subconsumer + "' of consumer '" + consumer + "' on queue '" + queue + "'";
+        if (memberPartition == null || !subconsumer.equals(memberPartition.get(SourceOffsets.SUBCONSUMER))) {
+            memberPartition = SourceOffsets.memberPartition(queue, consumer, subconsumer);
+        }
+        SchemaAndValue value = values.valueOf(message, where);
+        Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
+        return new TrackedRecord(memberPartition, SourceOffsets.offset(message.batchId(), message.msgId()),
+                topics.topicOf(message.type(), where), null, Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
+                value.schema(), value.value(), timestamp, EventHeaders.of(message, subconsumer), ticket);
     }
 }

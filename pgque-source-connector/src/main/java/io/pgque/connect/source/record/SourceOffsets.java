@@ -20,6 +20,8 @@ public final class SourceOffsets {
     public static final String QUEUE = "queue";
     public static final String CONSUMER = "consumer";
     public static final String SLOT = "slot";
+    /** Cooperative mode: the worker whose batch the record came from. */
+    public static final String SUBCONSUMER = "subconsumer";
     public static final String BATCH_ID = "batch_id";
     public static final String EVENT_ID = "ev_id";
 
@@ -36,6 +38,19 @@ public final class SourceOffsets {
         partition.put(QUEUE, queue);
         partition.put(CONSUMER, consumer);
         partition.put(SLOT, slot);
+        return Collections.unmodifiableMap(partition);
+    }
+
+    /**
+     * The source partition of a cooperative worker: a worker holds one batch at a time, and gets
+     * the same batch, id and all, again after a restart under the same name, so its last offset
+     * tells how much of that batch Kafka holds. Fixed key order, as for {@link #partition}.
+     */
+    public static Map<String, Object> memberPartition(String queue, String consumer, String subconsumer) {
+        Map<String, Object> partition = new LinkedHashMap<>();
+        partition.put(QUEUE, queue);
+        partition.put(CONSUMER, consumer);
+        partition.put(SUBCONSUMER, subconsumer);
         return Collections.unmodifiableMap(partition);
     }
 

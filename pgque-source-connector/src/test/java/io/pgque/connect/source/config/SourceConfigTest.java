@@ -60,8 +60,8 @@ class SourceConfigTest {
 
     @Test
     void everyBadValueIsRejectedNamingItsKey() {
-        assertRejected("pgque.slots", "0", "at least 1");
-        assertRejected("pgque.slots", "257", "no more than 256");
+        assertRejected("pgque.slots", "0", "between 1 and 256");
+        assertRejected("pgque.slots", "257", "between 1 and 256");
         assertRejected("pgque.value.format", "xml", "string, json");
         assertRejected("pgque.kafka.partitioner", "round_robin", "key, slot");
         assertRejected("pgque.delivery.guarantee", "twice", "at_least_once, exactly_once");
@@ -71,13 +71,14 @@ class SourceConfigTest {
         assertRejected("pgque.ticker.interval.ms", "5", "at least 10");
         assertRejected("pgque.kafka.partitions", "0", "between 1 and");
         assertRejected("pgque.consumer", "a#b", "'#'");
+        assertRejected("pgque.mode", "unordered", "ordered, cooperative");
         assertRejected("topic", "orders.${topic}", "${type}");
         assertRejected("pgque.queue", "", "pgque.queue");
     }
 
     @Test
     void requiredKeysAreNamedWhenMissing() {
-        for (String key : List.of("pgque.queue", "pgque.slots", "topic", "connection.url")) {
+        for (String key : List.of("pgque.queue", "topic", "connection.url")) {
             Map<String, String> props = minimal();
             props.remove(key);
             ConfigException e = assertThrows(ConfigException.class, () -> new SourceConfig(props), key);
@@ -112,6 +113,48 @@ class SourceConfigTest {
         String message = problems.get("pgque.slots").get(0);
         assertTrue(message.contains("tasks.max=6") && message.contains("2 task(s) would stay idle"), message);
         assertTrue(rules(minimal(), "4").isEmpty());
+    }
+
+    @Test
+    void orderedModeIsTheDefaultAndNeedsSlots() {
+        assertEquals(SourceMode.ORDERED, new SourceConfig(minimal()).mode());
+        Map<String, String> props = minimal();
+        props.remove("pgque.slots");
+        String message = rules(props, null).get("pgque.slots").get(0);
+        assertTrue(message.contains("pgque.slots is required with pgque.mode=ordered"), message);
+        assertTrue(message.contains("pgque.mode=cooperative") && message.contains("ordered, cooperative"),
+                "offers the other mode and lists the allowed values: " + message);
+        assertThrows(ConfigException.class, () -> SourceConfigRules.require(new SourceConfig(props)));
+    }
+
+    @Test
+    void cooperativeModeHasNoSlotsAndNoTaskLimit() {
+        Map<String, String> props = with("pgque.mode", "Cooperative");
+        String message = rules(props, "4").get("pgque.slots").get(0);
+        assertTrue(message.contains("pgque.slots applies only to pgque.mode=ordered"), message);
+
+        props.remove("pgque.slots");
+        SourceConfig config = new SourceConfig(props);
+        assertEquals(SourceMode.COOPERATIVE, config.mode());
+        assertTrue(SourceConfigRules.check(config, "16").isEmpty(), "any tasks.max: tasks take batches in turn");
+        assertThrows(ConfigException.class, config::slots);
+    }
+
+    @Test
+    void cooperativeModeRefusesWhatNeedsSlotsOrADotInTheName() {
+        Map<String, String> props = with("pgque.mode", "cooperative");
+        props.remove("pgque.slots");
+        props.put("pgque.kafka.partitioner", "slot");
+        props.put("pgque.kafka.partitions", "3");
+        String message = rules(props, null).get("pgque.kafka.partitioner").get(0);
+        assertTrue(message.contains("pgque.kafka.partitioner=slot needs slots"), message);
+
+        props.remove("pgque.kafka.partitioner");
+        props.put("name", "orders.source");
+        message = rules(props, null).get("pgque.consumer").get(0);
+        assertTrue(message.contains("'orders.source' contains '.'"), message);
+        props.put("pgque.consumer", "orders_source");
+        assertTrue(rules(props, null).isEmpty());
     }
 
     @Test

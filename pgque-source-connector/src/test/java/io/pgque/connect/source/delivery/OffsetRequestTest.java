@@ -73,4 +73,17 @@ class OffsetRequestTest {
         assertTrue(message.contains("'batch_id'"), message);
         assertTrue(message.contains("{\"batch_id\": <batch id>"), "says what an offset looks like: " + message);
     }
+
+    @Test
+    void cooperativeModeAcceptsWorkerPartitionsOnly() {
+        Map<Map<String, ?>, Map<String, ?>> request = new HashMap<>();
+        request.put(SourceOffsets.memberPartition("orders", "to-kafka", "task-1"), offset(12, 340L));
+        request.put(SourceOffsets.memberPartition("orders", "to-kafka", "task-0"), null);
+        assertDoesNotThrow(() -> OffsetRequest.checkCooperative("orders", "to-kafka", request));
+
+        String message = assertThrows(ConnectException.class, () -> OffsetRequest.checkCooperative("orders",
+                "to-kafka", Map.of(partition("orders", "to-kafka", 0), offset(1, 2)))).getMessage();
+        assertTrue(message.contains("'subconsumer' must name a worker"), message);
+        assertTrue(message.contains("\"subconsumer\": \"task-<i>\""), "says what a partition looks like: " + message);
+    }
 }

@@ -1,0 +1,128 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source.coop;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.client.CoopConsumer;
+import io.pgque.client.PgQue;
+import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.source.config.SourceConfig;
+import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.DeliveredPosition;
+import io.pgque.connect.source.delivery.OffsetStorePositions;
+import io.pgque.connect.source.metrics.SourceMetrics;
+import io.pgque.connect.source.record.KafkaPartitionChooser;
+import io.pgque.connect.source.record.RecordValues;
+import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.record.SourceOffsets;
+import io.pgque.connect.source.record.TopicRouter;
+import io.pgque.connect.source.ticker.TickerDuty;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A source task in cooperative mode: one worker of the connector's cooperative consumer, named
+ * after the task, plus the ticker duty when the task carries it. The task class delegates to
+ * this whole; records are acknowledged through the same {@code TrackedRecord} tickets as in
+ * ordered mode.
+ */
+public final class CoopTask {
+
+    private static final Logger log = LoggerFactory.getLogger(CoopTask.class);
+
+    private final HikariDataSource dataSource;
+    private final CoopPoller poller;
+    private final TickerDuty ticker;
+    private final SourceMetrics metrics;
+    private final String worker;
+
+    private CoopTask(HikariDataSource dataSource, CoopPoller poller, TickerDuty ticker, SourceMetrics metrics,
+                     String worker) {
+        this.dataSource = dataSource;
+        this.poller = poller;
+        this.ticker = ticker;
+        this.metrics = metrics;
+        this.worker = worker;
+    }
+
+    /**
+     * @param context Connect's task context, or null (hand-driven tests)
+     */
+    public static CoopTask start(SourceConfig config, Map<String, String> props, String connector,
+                                 SourceTaskContext context) {
+        int task = TaskKeys.taskIndex(props);
+        String worker = CoopTasks.workerName(task);
+        HikariDataSource dataSource = DataSourceFactory.create(config.connection(),
+                "pgque-source-" + connector + "-" + task);
+        try {
+            CoopSetup.ensure(dataSource, config.schemaInstall(), config.queue(), config.consumer(), worker,
+                    config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+        boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
+        CoopConsumer consumer = PgQue.using(dataSource).coopConsumer(config.queue(), config.consumer(), worker);
+        // Taking over a silent sibling's batch gives it a new id, so whether Kafka already holds it
+        // cannot be told from the offsets: exactly-once waits for the sibling's own restart instead.
+        if (!exactlyOnce) {
+            consumer = consumer.withDeadInterval(config.leaseTtl());
+        }
+        SourceMetrics metrics = new SourceMetrics(context == null ? null : context.pluginMetrics(), List.of());
+        Supplier<Optional<DeliveredPosition>> delivered = exactlyOnce
+                ? lastDelivered(context, SourceOffsets.memberPartition(config.queue(), config.consumer(), worker))
+                : Optional::empty;
+        BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
+        RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
+                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey());
+        // A third of the dead interval leaves two more chances before a sibling may take the batch.
+        CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
+                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
+                boundary);
+        TickerDuty ticker = TaskKeys.runsTicker(props)
+                ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
+                config.maintInterval(), config.retryInterval())
+                : null;
+        log.info("Task {} of connector {} is worker {} of cooperative consumer {} on queue {}, {}{}", task, connector,
+                worker, config.consumer(), config.queue(), exactlyOnce ? "exactly-once"
+                        : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
+                        + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
+        return new CoopTask(dataSource, poller, ticker, metrics, worker);
+    }
+
+    private static Supplier<Optional<DeliveredPosition>> lastDelivered(SourceTaskContext context,
+                                                                      Map<String, Object> partition) {
+        return () -> OffsetStorePositions.parse(context.offsetStorageReader().offset(partition));
+    }
+
+    public List<SourceRecord> poll() throws InterruptedException {
+        return poller.poll();
+    }
+
+    /** Makes a running poll() return at once; stop() follows from Connect. Any thread. */
+    public void wakeUp() {
+        poller.stop();
+    }
+
+    public void stop(Duration grace) {
+        poller.close(grace);
+        if (ticker != null) {
+            ticker.close();
+        }
+        metrics.close();
+        dataSource.close();
+        log.info("Worker {} stopped", worker);
+    }
+}
