@@ -26,7 +26,9 @@ class DatabaseProbeTest {
                 ConnectionConfigDef.USER, "app",
                 ConnectionConfigDef.PASSWORD, "pw-Secret-1",
                 ConnectionConfigDef.SSL_KEY_PASSWORD, "key-Secret-2",
-                ConnectionConfigDef.TIMEOUT_MS, "1000"), false));
+                // A refused connection answers at once; the bound only has to outlast a stalled,
+                // loaded machine, where 1 s let the driver report a timeout without the port.
+                ConnectionConfigDef.TIMEOUT_MS, "30000"), false));
     }
 
     @Test
