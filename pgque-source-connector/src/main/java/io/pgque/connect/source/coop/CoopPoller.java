@@ -42,7 +42,7 @@ public final class CoopPoller {
     private static final Logger log = LoggerFactory.getLogger(CoopPoller.class);
     private static final Object STOP = new Object();
     /** All members' slots are reported as this one: cooperative mode has none. */
-    private static final int NO_SLOT = -1;
+    private static final int NO_SLOT = RecordFactory.NO_SLOT;
 
     private final CoopConsumer consumer;
     private final RecordFactory records;
@@ -198,9 +198,15 @@ public final class CoopPoller {
         inFlight = new CoopBatch(batch.batchId(), toSend.size(), wakeups::offer);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
-            out.add(records.create(message, consumer.subconsumer(), inFlight));
+            SourceRecord record = records.create(message, consumer.subconsumer(), inFlight);
+            if (record != null) { // null: dead-lettered as unreadable, and counted as delivered
+                out.add(record);
+            }
         }
         nextTouchNanos = now + touchEveryNanos;
+        if (out.isEmpty()) {
+            return null; // the whole batch was dead-lettered; it is acked on the next step
+        }
         boundary.batchEnds(out.get(out.size() - 1));
         events.batchEmitted(NO_SLOT, toSend.size());
         log.debug("Worker {} emitted {}", consumer.subconsumer(), inFlight);

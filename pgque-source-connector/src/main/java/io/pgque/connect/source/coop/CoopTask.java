@@ -20,6 +20,7 @@ import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.SourceOffsets;
 import io.pgque.connect.source.record.TopicRouter;
+import io.pgque.connect.source.record.UnreadableEvents;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
@@ -85,8 +86,11 @@ public final class CoopTask {
                 ? lastDelivered(context, SourceOffsets.memberPartition(config.queue(), config.consumer(), worker))
                 : Optional::empty;
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
+        CoopConsumer reader = consumer;
+        UnreadableEvents unreadable = UnreadableEvents.of(props,
+                (slot, msgId, reason) -> reader.deadLetter(msgId, reason), metrics::eventDeadLettered);
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey());
+                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable);
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
