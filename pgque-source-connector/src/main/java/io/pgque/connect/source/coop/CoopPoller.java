@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +42,7 @@ public final class CoopPoller {
 
     private static final Logger log = LoggerFactory.getLogger(CoopPoller.class);
     private static final Object STOP = new Object();
+    private static final Object TICK = new Object();
     /** All members' slots are reported as this one: cooperative mode has none. */
     private static final int NO_SLOT = RecordFactory.NO_SLOT;
 
@@ -54,6 +56,8 @@ public final class CoopPoller {
     private final Supplier<Optional<DeliveredPosition>> delivered;
     private final BatchBoundary boundary;
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
+    /** Set when the queue ticked since the last step: a worker resting for want of a batch asks again. */
+    private final AtomicBoolean ticked = new AtomicBoolean();
     private volatile boolean stopping;
     private CoopBatch inFlight;
     private boolean deliveryCheck = true;
@@ -120,6 +124,16 @@ public final class CoopPoller {
         return null;
     }
 
+    /**
+     * The queue ticked (a {@code TickListener} heard it): a worker resting because it found no
+     * batch asks for one at once instead of at the end of its poll interval. Any thread; never
+     * blocks.
+     */
+    public void tickArrived() {
+        ticked.set(true);
+        wakeups.offer(TICK);
+    }
+
     /** Makes a running or future {@link #poll()} return at once. Any thread. */
     public void stop() {
         stopping = true;
@@ -159,6 +173,9 @@ public final class CoopPoller {
     private List<SourceRecord> step() {
         wakeups.clear();
         long now = System.nanoTime();
+        if (ticked.getAndSet(false)) {
+            nextReceiveNanos = now;
+        }
         if (inFlight != null) {
             if (!inFlight.isDelivered()) {
                 if (now >= nextTouchNanos) {

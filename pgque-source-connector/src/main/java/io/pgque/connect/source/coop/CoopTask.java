@@ -21,6 +21,7 @@ import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.SourceOffsets;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.UnreadableEvents;
+import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
@@ -35,7 +36,7 @@ import java.util.function.Supplier;
 
 /**
  * A source task in cooperative mode: one worker of the connector's cooperative consumer, named
- * after the task, plus the ticker duty when the task carries it. The task class delegates to
+ * after the task, woken by the queue's ticks, plus the ticker duty when the task carries it. The task class delegates to
  * this whole; records are acknowledged through the same {@code TrackedRecord} tickets as in
  * ordered mode.
  */
@@ -44,14 +45,18 @@ public final class CoopTask {
     private static final Logger log = LoggerFactory.getLogger(CoopTask.class);
 
     private final HikariDataSource dataSource;
+    private final HikariDataSource listenerDataSource;
+    private final TickListener listener;
     private final CoopPoller poller;
     private final TickerDuty ticker;
     private final SourceMetrics metrics;
     private final String worker;
 
-    private CoopTask(HikariDataSource dataSource, CoopPoller poller, TickerDuty ticker, SourceMetrics metrics,
-                     String worker) {
+    private CoopTask(HikariDataSource dataSource, HikariDataSource listenerDataSource, TickListener listener,
+                     CoopPoller poller, TickerDuty ticker, SourceMetrics metrics, String worker) {
         this.dataSource = dataSource;
+        this.listenerDataSource = listenerDataSource;
+        this.listener = listener;
         this.poller = poller;
         this.ticker = ticker;
         this.metrics = metrics;
@@ -95,6 +100,12 @@ public final class CoopTask {
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
                 config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
                 boundary);
+        // As in ordered mode: a worker waiting for a batch reads as soon as the queue ticks; the
+        // listener holds its connection for good, hence a pool of its own.
+        HikariDataSource listenerDataSource = DataSourceFactory.create(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-ticks");
+        TickListener listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+                Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         TickerDuty ticker = TaskKeys.runsTicker(props)
                 ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                 config.maintInterval(), config.retryInterval())
@@ -103,7 +114,7 @@ public final class CoopTask {
                 worker, config.consumer(), config.queue(), exactlyOnce ? "exactly-once"
                         : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
                         + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
-        return new CoopTask(dataSource, poller, ticker, metrics, worker);
+        return new CoopTask(dataSource, listenerDataSource, listener, poller, ticker, metrics, worker);
     }
 
     private static Supplier<Optional<DeliveredPosition>> lastDelivered(SourceTaskContext context,
@@ -121,6 +132,8 @@ public final class CoopTask {
     }
 
     public void stop(Duration grace) {
+        listener.close();
+        listenerDataSource.close();
         poller.close(grace);
         if (ticker != null) {
             ticker.close();
