@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Cooperative tasks driven by hand, in place of the Connect worker: a resting worker wakes on
  * the queue's tick, and the batch of a task that went away undelivered (tasks.max lowered, or
- * the task's worker lost) is taken over by a remaining task after the dead interval.
+ * the task's worker lost) is taken over by a remaining task after the dead interval, after
+ * which the removed task's worker is unregistered.
  */
 class SourceCooperativeTaskIT {
 
@@ -157,14 +158,31 @@ class SourceCooperativeTaskIT {
                 + " where q.queue_name = ?", queue), pg.queryLong("select s.sub_last_tick from pgque.subscription s"
                 + " join pgque.consumer c on c.co_id = s.sub_consumer where c.co_name = ?", consumer),
                 "the group's cursor is at the newest tick");
+
+        // The next start of task 0 (as on Connect's next reconfiguration) unregisters the removed
+        // task's worker, idle now; the live worker stays.
+        tasks.remove(remaining);
+        remaining.stop();
+        start(cooperative(queue, consumer, 0));
+        assertEquals(List.of(consumer, consumer + ".task-0"), members(queue, consumer));
     }
 
+    private static List<String> members(String queue, String consumer) {
+        List<String> names = new ArrayList<>();
+        pg.pgque.queues().consumerInfo(queue).forEach(info -> names.add(info.consumerName()));
+        names.removeIf(name -> !name.equals(consumer) && !name.startsWith(consumer + "."));
+        names.sort(String::compareTo);
+        return names;
+    }
+
+    /** Task {@code task} of a cooperative connector whose tasks.max is {@code task + 1}. */
     private static Map<String, String> cooperative(String queue, String consumer, int task) {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
         props.remove("pgque.slots");
         props.remove(TaskKeys.TASK_SLOTS);
         props.put("pgque.mode", "cooperative");
         props.put(TaskKeys.TASK_INDEX, Integer.toString(task));
+        props.put(TaskKeys.TASK_COUNT, Integer.toString(task + 1));
         return props;
     }
 

@@ -80,6 +80,16 @@ public final class CoopTask {
             throw e;
         }
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
+        if (task == 0 && TaskKeys.taskCount(props).isPresent()) {
+            try {
+                RemovedWorkers.forget(PgQue.using(dataSource), config.queue(), config.consumer(),
+                        TaskKeys.taskCount(props).getAsInt(), exactlyOnce ? null : config.leaseTtl());
+            } catch (RuntimeException e) {
+                // Tidying only: an idle worker left registered holds nothing back.
+                log.warn("Could not look for workers of removed tasks of {} on queue {}: {}", config.consumer(),
+                        config.queue(), e.getMessage());
+            }
+        }
         CoopConsumer consumer = PgQue.using(dataSource).coopConsumer(config.queue(), config.consumer(), worker);
         // Taking over a silent sibling's batch gives it a new id, so whether Kafka already holds it
         // cannot be told from the offsets: exactly-once waits for the sibling's own restart instead.
