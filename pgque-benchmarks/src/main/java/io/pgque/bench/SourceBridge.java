@@ -94,6 +94,17 @@ final class SourceBridge implements AutoCloseable {
         delivered += batch.size();
     }
 
+    /** Moves batches without resting until {@code events} have crossed: a pre-loaded queue's drain. */
+    void drain(long events) throws Exception {
+        long deadline = System.nanoTime() + SourceBenchmark.DEADLINE.toNanos();
+        while (delivered < events) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the bridge moved only " + delivered + " of " + events);
+            }
+            step(Duration.ZERO);
+        }
+    }
+
     long delivered() {
         return delivered;
     }

@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -172,13 +171,7 @@ final class SourceModesBenchmark {
             throws Exception {
         try (Connection own = server.connect();
              SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue, consumer, topic)) {
-            long deadline = System.nanoTime() + SourceBenchmark.DEADLINE.toNanos();
-            while (bridge.delivered() < events) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the bridge moved only " + bridge.delivered() + " of " + events);
-                }
-                bridge.step(Duration.ZERO);
-            }
+            bridge.drain(events);
         }
         return kafka.appendSpan(topic, events);
     }
