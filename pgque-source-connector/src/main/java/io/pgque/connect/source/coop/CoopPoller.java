@@ -10,7 +10,7 @@ import io.pgque.client.CoopConsumer;
 import io.pgque.client.Message;
 import io.pgque.client.PgQueException;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPosition;
+import io.pgque.connect.source.offsets.DeliveredPosition;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.slot.SlotEvents;
 import org.apache.kafka.connect.errors.ConnectException;
