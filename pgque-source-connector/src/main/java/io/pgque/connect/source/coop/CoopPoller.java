@@ -152,7 +152,7 @@ public final class CoopPoller {
             }
         } catch (RuntimeException e) {
             log.warn("Could not ack {} of worker {} of {} on stopping; the task's next start delivers it again: {}",
-                    inFlight, consumer.subconsumer(), consumer.consumer(), e.getMessage());
+                    inFlight, consumer.subconsumer(), consumer.consumer(), e.getMessage(), e);
         }
     }
 
@@ -264,6 +264,7 @@ public final class CoopPoller {
         if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for worker {} of {} on queue {}; retrying in {} ms: {}",
                     consumer.subconsumer(), consumer.consumer(), consumer.queue(), backoff.toMillis(), e.getMessage());
+            log.debug("Worker {} of {}: the database failure", consumer.subconsumer(), consumer.consumer(), e);
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
             wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
             return new RetriableException(e.getMessage(), e);

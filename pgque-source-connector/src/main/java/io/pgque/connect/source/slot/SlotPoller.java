@@ -118,7 +118,7 @@ public final class SlotPoller {
             } catch (PgQueException | ConnectException e) {
                 throw translate(e);
             } catch (RuntimeException e) {
-                if (Failures.isTransient(e)) {
+                if (PgQueException.isTransient(e)) {
                     throw translate(e);
                 }
                 throw e;
@@ -181,7 +181,7 @@ public final class SlotPoller {
                 }
             } catch (RuntimeException e) {
                 log.warn("Could not give back slot {} of {} cleanly; its lease runs out in at most {} ms: {}",
-                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage());
+                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage(), e);
             }
         }
     }
@@ -433,9 +433,10 @@ public final class SlotPoller {
         if (e instanceof ConnectException) {
             return e;
         }
-        if (Failures.isTransient(e)) {
+        if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for {} on queue {}; retrying in {} ms: {}", consumer.consumer(),
                     consumer.queue(), backoff.toMillis(), e.getMessage());
+            log.debug("{} on queue {}: the database failure", consumer.consumer(), consumer.queue(), e);
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
             wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
             return new RetriableException(e.getMessage(), e);
