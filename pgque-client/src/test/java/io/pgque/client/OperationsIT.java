@@ -4,7 +4,6 @@
  */
 package io.pgque.client;
 
-import static io.pgque.client.ClientTesting.exec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,9 +27,7 @@ class OperationsIT {
     static void setUp() {
         db = ClientTesting.newDatabase("client_operations").installEngine();
         pq = PgQue.using(db.superuser());
-        exec(db.superuser(), "do $$ begin if not exists (select 1 from pg_roles where rolname = '" + READER
-                + "') then create role " + READER + " login; end if; end $$");
-        exec(db.superuser(), "grant pgque_reader to " + READER);
+        ClientTesting.loginRole(db.superuser(), READER, "pgque_reader");
     }
 
     @Test

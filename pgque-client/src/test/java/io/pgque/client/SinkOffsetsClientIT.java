@@ -4,7 +4,6 @@
  */
 package io.pgque.client;
 
-import static io.pgque.client.ClientTesting.exec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -32,12 +31,8 @@ class SinkOffsetsClientIT {
     static void setUp() {
         db = ClientTesting.newDatabase("client_sinkoffsets").installEngine();
         pq = PgQue.using(db.superuser());
-        // roles are cluster-wide: create once, tolerate a previous run of this class
-        for (String role : List.of(OWNER, OTHER)) {
-            exec(db.superuser(), "do $$ begin if not exists (select 1 from pg_roles where rolname = '" + role
-                    + "') then create role " + role + " login; end if; end $$");
-            exec(db.superuser(), "grant pgque_writer to " + role);
-        }
+        ClientTesting.loginRole(db.superuser(), OWNER, "pgque_writer");
+        ClientTesting.loginRole(db.superuser(), OTHER, "pgque_writer");
     }
 
     @Test

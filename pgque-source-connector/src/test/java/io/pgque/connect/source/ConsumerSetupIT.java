@@ -48,6 +48,13 @@ class ConsumerSetupIT {
         return queue;
     }
 
+    /** The database, but the set-up's first statement fails as a dropped connection does. */
+    private static FaultInjectingDataSource failingOnce() {
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(pg.ds);
+        faulty.arm("partition_slot_status", When.BEFORE_STATEMENT, 1);
+        return faulty;
+    }
+
     private static int slotsOf(String queue) {
         return pg.pgque.slotConsumer(queue, "c", 2, "probe").status().size();
     }
@@ -55,8 +62,7 @@ class ConsumerSetupIT {
     @Test
     void aTransientFailureIsTriedAgainWithinOnePoll() throws Exception {
         String queue = newQueue();
-        FaultInjectingDataSource faulty = new FaultInjectingDataSource(pg.ds);
-        faulty.arm("partition_slot_status", When.BEFORE_STATEMENT, 1);
+        FaultInjectingDataSource faulty = failingOnce();
         ConsumerSetup setup = new ConsumerSetup(faulty, SchemaInstall.NONE, queue, "c", 2, 2, BACKOFF);
 
         assertTrue(setup.ready(), "the second attempt of the same poll sets the consumer up");
@@ -67,9 +73,7 @@ class ConsumerSetupIT {
     @Test
     void theWorkerHearsOfTheFailureAfterConnectionAttemptsAndTheNextPollTriesAgain() throws Exception {
         String queue = newQueue();
-        FaultInjectingDataSource faulty = new FaultInjectingDataSource(pg.ds);
-        faulty.arm("partition_slot_status", When.BEFORE_STATEMENT, 1);
-        ConsumerSetup setup = new ConsumerSetup(faulty, SchemaInstall.NONE, queue, "c", 2, 1, BACKOFF);
+        ConsumerSetup setup = new ConsumerSetup(failingOnce(), SchemaInstall.NONE, queue, "c", 2, 1, BACKOFF);
 
         RetriableException e = assertThrows(RetriableException.class, setup::ready);
         assertTrue(e.getMessage().contains("1 attempt(s)") && e.getMessage().contains("connection.attempts"),
