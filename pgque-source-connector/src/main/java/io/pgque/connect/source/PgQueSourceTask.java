@@ -17,10 +17,10 @@ import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.coop.CoopTask;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPositions;
-import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.metrics.SourceMetrics;
+import io.pgque.connect.source.offsets.DeliveredPositions;
+import io.pgque.connect.source.offsets.OffsetStorePositions;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.RecordValues;
@@ -38,6 +38,7 @@ import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.slf4j.Logger;
@@ -68,6 +69,7 @@ public class PgQueSourceTask extends SourceTask {
     private TickListener listener;
     private ConsumerSetup setup;
     private SlotSetSwitch poller;
+    private int connectionAttempts;
     private TickerDuty ticker;
     private SourceMetrics metrics;
     private ResizeMetrics resizeMetrics;
@@ -84,6 +86,7 @@ public class PgQueSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         SourceConfigRules.require(config);
+        connectionAttempts = config.connection().attempts();
         String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
         if (config.mode() == SourceMode.COOPERATIVE) {
             coop = CoopTask.start(config, props, connector, context);
@@ -96,7 +99,7 @@ public class PgQueSourceTask extends SourceTask {
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
         setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
-                Duration.ofMillis(config.connection().backoffMs()));
+                config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
         DeliveredPositions positions = exactlyOnce
                 ? new OffsetStorePositions(context.offsetStorageReader(), config.queue(), config.consumer())
@@ -161,12 +164,33 @@ public class PgQueSourceTask extends SourceTask {
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
         if (coop != null) {
-            return coop.poll();
+            return withConnectionAttempts(coop::poll);
         }
         if (!setup.ready()) {
             return null;
         }
-        return poller.poll();
+        return withConnectionAttempts(poller::poll);
+    }
+
+    @FunctionalInterface
+    private interface Poll {
+        List<SourceRecord> poll() throws InterruptedException;
+    }
+
+    /**
+     * The pollers wait connection.backoff.ms after a transient failure, then report it; the
+     * worker hears of it after connection.attempts of them in a row, as a sink task's does.
+     */
+    private List<SourceRecord> withConnectionAttempts(Poll poll) throws InterruptedException {
+        for (int failures = 1; ; failures++) {
+            try {
+                return poll.poll();
+            } catch (RetriableException e) {
+                if (failures >= connectionAttempts) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**

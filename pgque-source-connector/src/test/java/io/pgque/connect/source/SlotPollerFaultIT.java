@@ -11,7 +11,7 @@ import io.pgque.connect.source.FaultInjectingDataSource.When;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.record.EventHeaders;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;

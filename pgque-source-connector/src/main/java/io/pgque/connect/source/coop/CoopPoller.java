@@ -10,7 +10,7 @@ import io.pgque.client.CoopConsumer;
 import io.pgque.client.Message;
 import io.pgque.client.PgQueException;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPosition;
+import io.pgque.connect.source.offsets.DeliveredPosition;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.slot.SlotEvents;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -166,7 +166,7 @@ public final class CoopPoller {
             }
         } catch (RuntimeException e) {
             log.warn("Could not ack {} of worker {} of {} on stopping; the task's next start delivers it again: {}",
-                    inFlight, consumer.subconsumer(), consumer.consumer(), e.getMessage());
+                    inFlight, consumer.subconsumer(), consumer.consumer(), e.getMessage(), e);
         }
     }
 
@@ -287,6 +287,7 @@ public final class CoopPoller {
         if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for worker {} of {} on queue {}; retrying in {} ms: {}",
                     consumer.subconsumer(), consumer.consumer(), consumer.queue(), backoff.toMillis(), e.getMessage());
+            log.debug("Worker {} of {}: the database failure", consumer.subconsumer(), consumer.consumer(), e);
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
             wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
             return new RetriableException(e.getMessage(), e);

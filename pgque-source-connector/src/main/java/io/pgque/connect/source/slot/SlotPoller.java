@@ -12,8 +12,8 @@ import io.pgque.client.SlotFencedException;
 import io.pgque.client.SlotLease;
 import io.pgque.client.SlotNotLeasedException;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPosition;
-import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.offsets.DeliveredPosition;
+import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.record.RecordFactory;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -118,7 +118,7 @@ public final class SlotPoller {
             } catch (PgQueException | ConnectException e) {
                 throw translate(e);
             } catch (RuntimeException e) {
-                if (Failures.isTransient(e)) {
+                if (PgQueException.isTransient(e)) {
                     throw translate(e);
                 }
                 throw e;
@@ -181,7 +181,7 @@ public final class SlotPoller {
                 }
             } catch (RuntimeException e) {
                 log.warn("Could not give back slot {} of {} cleanly; its lease runs out in at most {} ms: {}",
-                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage());
+                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage(), e);
             }
         }
     }
@@ -433,9 +433,10 @@ public final class SlotPoller {
         if (e instanceof ConnectException) {
             return e;
         }
-        if (Failures.isTransient(e)) {
+        if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for {} on queue {}; retrying in {} ms: {}", consumer.consumer(),
                     consumer.queue(), backoff.toMillis(), e.getMessage());
+            log.debug("{} on queue {}: the database failure", consumer.consumer(), consumer.queue(), e);
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
             wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
             return new RetriableException(e.getMessage(), e);
