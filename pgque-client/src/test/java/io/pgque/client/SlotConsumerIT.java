@@ -110,6 +110,52 @@ class SlotConsumerIT {
         w.ack(0);
     }
 
+    /**
+     * A batch read as a first page and the rest through a cursor, chunk by chunk: every event of
+     * the slot once, in order; while the cursor is open the slot's lease row is free (a renewal
+     * on another connection goes through at once) and another worker's cursor is refused.
+     */
+    @Test
+    void aBatchIsStreamedInChunksThroughACursorThatHoldsNoLock() throws Exception {
+        String q = queue("q_slot_cursor");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        List<Event> events = IntStream.range(0, 250)
+                .mapToObj(i -> Event.of("t", "a" + i).withPartitionKey(i % 5 == 0 ? "tenant-b" : "tenant-a"))
+                .collect(Collectors.toList());
+        pq.producer().sendBatch(q, events);
+        tick(pq, q);
+        w.claim(0, TTL).orElseThrow();
+        BatchPage first = w.receivePage(0, 30).orElseThrow();
+        assertTrue(first.full());
+        assertEquals(30, first.messages().size());
+        assertThrows(SlotFencedException.class,
+                () -> pq.slotConsumer(q, "g", 2, "intruder").openRest(ds, 0, first.batchId(), first.lastMsgId()));
+
+        List<Message> all = new java.util.ArrayList<>(first.messages());
+        int chunks = 0;
+        try (BatchCursor rest = w.openRest(ds, 0, first.batchId(), first.lastMsgId())) {
+            // The cursor holds no row lock: a renewal on another connection does not wait for it.
+            java.util.concurrent.CompletableFuture<Optional<SlotLease>> renewal =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> w.claim(0, TTL));
+            assertTrue(renewal.get(10, java.util.concurrent.TimeUnit.SECONDS).isPresent());
+            List<Message> chunk;
+            while (!(chunk = rest.next(40)).isEmpty()) {
+                assertTrue(chunk.size() <= 40);
+                all.addAll(chunk);
+                chunks++;
+            }
+            assertTrue(rest.exhausted());
+            assertEquals(List.of(), rest.next(40));
+        }
+        assertEquals(5, chunks, "170 events after the first page, 40 at a time");
+        assertEquals(200, all.size());
+        assertEquals(IntStream.range(0, 250).filter(i -> i % 5 != 0).mapToObj(i -> "a" + i).toList(),
+                all.stream().map(Message::payload).toList());
+        w.ack(0);
+        assertThrows(BatchNotFoundException.class, () -> w.openRest(ds, 0, first.batchId(), first.lastMsgId()));
+    }
+
     @Test
     void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
         String q = queue("q_ack_receive");
