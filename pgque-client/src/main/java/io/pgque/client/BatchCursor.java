@@ -102,8 +102,8 @@ public final class BatchCursor implements AutoCloseable {
             return List.of();
         }
         List<Message> chunk = new ArrayList<>(Math.min(max, 1024));
-        try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("fetch forward " + max + " from " + name)) {
+        try (PreparedStatement ps = connection.prepareStatement("fetch forward " + max + " from " + name);
+             ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Message message = Rows.message(rs);
                 if (message.batchId() != batchId) {

@@ -89,7 +89,7 @@ public final class CoopTask {
                 RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey());
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
-                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
+                config.batchMaxEvents(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
                 boundary);
         TickerDuty ticker = TaskKeys.runsTicker(props)
                 ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),

@@ -41,6 +41,11 @@ public record DeliveredPosition(long batchId, long eventId) {
      * from a backup) while the connector's offsets did not.
      */
     public boolean isAheadOf(Batch batch) {
-        return batchId > batch.batchId();
+        return isAheadOf(batch.batchId());
+    }
+
+    /** {@link #isAheadOf(Batch)} for the batch with id {@code otherBatchId}. */
+    public boolean isAheadOf(long otherBatchId) {
+        return batchId > otherBatchId;
     }
 }

@@ -4,44 +4,133 @@
  */
 package io.pgque.connect.source.slot;
 
+import io.pgque.client.BatchCursor;
+import io.pgque.client.Message;
 import io.pgque.connect.source.record.DeliveryTicket;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * One received batch whose records are on their way to Kafka. Records count down as Kafka
- * acknowledges them (on the producer's thread); the last one hands the batch to the poll thread,
- * which acks it in PostgreSQL. Only the counter is shared between threads.
+ * One batch of a slot on its way to Kafka, handed over in chunks of at most {@code chunkSize}
+ * records so that the task never holds the whole batch (one built while the ticker stood still
+ * can hold millions of events). Records count down as Kafka acknowledges them, on the
+ * producer's thread; the batch is delivered once its last chunk was taken and every record of
+ * every chunk acknowledged, and only then is it acked in PostgreSQL. The next chunk is read
+ * only while at most one chunk is unacknowledged, so a slot holds at most two chunks of
+ * records: the bound on a task's memory, whatever the batch's size.
+ *
+ * <p>Only the counter and the completion flag are shared between threads; the read position
+ * and the cursor belong to the poll thread. A wake-up goes to the poll thread when the batch is
+ * delivered and when room for the next chunk appears.
  */
 final class InFlightBatch implements DeliveryTicket {
+
+    /** No position in the batch: nothing of it is known to be in Kafka. */
+    static final long NOTHING = Long.MIN_VALUE;
 
     private final int slot;
     private final long batchId;
     private final long epoch;
-    private final int size;
-    private final AtomicInteger outstanding;
-    private final Consumer<InFlightBatch> onDelivered;
+    private final int chunkSize;
+    private final AtomicLong outstanding = new AtomicLong();
+    private volatile boolean complete;
+    private final Consumer<InFlightBatch> wake;
+    private long received;
+    private long sent;
+    private long readThrough = NOTHING;
+    /** Exactly-once: Kafka holds this batch up to this event already (committed under an earlier lease). */
+    private long heldThrough = NOTHING;
+    private BatchCursor cursor;
 
-    InFlightBatch(int slot, long batchId, long epoch, int size, Consumer<InFlightBatch> onDelivered) {
+    InFlightBatch(int slot, long batchId, long epoch, int chunkSize, Consumer<InFlightBatch> wake) {
         this.slot = slot;
         this.batchId = batchId;
         this.epoch = epoch;
-        this.size = size;
-        this.outstanding = new AtomicInteger(size);
-        this.onDelivered = onDelivered;
+        this.chunkSize = chunkSize;
+        this.wake = wake;
     }
 
     @Override
     public void delivered() {
-        if (outstanding.decrementAndGet() == 0) {
-            onDelivered.accept(this);
+        long left = outstanding.decrementAndGet();
+        if (left == 0 ? complete : left == chunkSize && !complete) {
+            wake.accept(this);
         }
     }
 
-    /** True once Kafka has every record of the batch. */
+    /** Events of the batch Kafka held before it was received (exactly-once resume): not sent again. */
+    void heldInKafkaThrough(long eventId) {
+        heldThrough = eventId;
+    }
+
+    boolean resumed() {
+        return heldThrough != NOTHING;
+    }
+
+    /**
+     * Takes a chunk read from the database: moves the read position past it and returns the
+     * events to send (those Kafka does not hold yet), each counted as outstanding until
+     * acknowledged. Call before creating their records: an event dead-lettered on the way counts
+     * itself down at once.
+     */
+    List<Message> take(List<Message> chunk) {
+        if (chunk.isEmpty()) {
+            return chunk;
+        }
+        received += chunk.size();
+        readThrough = chunk.get(chunk.size() - 1).msgId();
+        List<Message> toSend = heldThrough == NOTHING || chunk.get(0).msgId() > heldThrough ? chunk
+                : chunk.stream().filter(m -> m.msgId() > heldThrough).toList();
+        sent += toSend.size();
+        outstanding.addAndGet(toSend.size());
+        return toSend;
+    }
+
+    /** The batch's last chunk was taken: it is delivered when the last outstanding record is. */
+    void lastChunkTaken() {
+        closeCursor();
+        complete = true;
+        if (outstanding.get() == 0) {
+            wake.accept(this);
+        }
+    }
+
+    /** True once every chunk was taken and Kafka has every record of them. */
     boolean isDelivered() {
-        return outstanding.get() <= 0;
+        return complete && outstanding.get() <= 0;
+    }
+
+    /** More of the batch is to be read, and at most one chunk is still waiting on Kafka. */
+    boolean readyForMore() {
+        return !complete && outstanding.get() <= chunkSize;
+    }
+
+    boolean complete() {
+        return complete;
+    }
+
+    /** Where the rest of the batch starts: after the last event read, or after what Kafka holds. */
+    long restAfter() {
+        return Math.max(readThrough, heldThrough);
+    }
+
+    BatchCursor cursor() {
+        return cursor;
+    }
+
+    void cursorOpened(BatchCursor opened) {
+        cursor = opened;
+    }
+
+    /** Gives the cursor's connection back; the next read opens a new cursor after {@link #restAfter()}. */
+    void closeCursor() {
+        if (cursor != null) {
+            BatchCursor open = cursor;
+            cursor = null;
+            open.close();
+        }
     }
 
     int slot() {
@@ -56,12 +145,19 @@ final class InFlightBatch implements DeliveryTicket {
         return epoch;
     }
 
-    int size() {
-        return size;
+    /** Events of the batch read so far (all of them once complete). */
+    long size() {
+        return received;
+    }
+
+    /** Records handed to Connect so far. */
+    long sent() {
+        return sent;
     }
 
     @Override
     public String toString() {
-        return "batch " + batchId + " (" + size + " events) on slot " + slot + " at epoch " + epoch;
+        return "batch " + batchId + " (" + received + (complete ? "" : "+") + " events) on slot " + slot
+                + " at epoch " + epoch;
     }
 }
