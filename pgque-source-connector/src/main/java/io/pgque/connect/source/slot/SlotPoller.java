@@ -16,6 +16,7 @@ import io.pgque.client.SlotNotLeasedException;
 import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.delivery.DeliveredPosition;
 import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.delivery.StreamedBatch;
 import io.pgque.connect.source.record.RecordFactory;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -39,14 +40,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its batch: at most {@code chunkSize} records. A batch is read as a first page and, when that
  * page is full, the rest through a {@link BatchCursor}, a chunk per poll, the next chunk only
  * once Kafka has acknowledged all but one chunk of it; so a task holds at most two chunks per
- * slot, however large the batch (see {@link InFlightBatch}). A slot whose batch was fully
+ * slot, however large the batch (see {@link StreamedBatch}). A slot whose batch was fully
  * taken by Kafka is acked and read on in one transaction. Per slot at most one batch is in
  * flight; the slot's next batch is read only after that batch is acked, so its events leave in
  * order and a failure replays a suffix, never a gap.
  *
  * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
  * (under this object's lock). Kafka's acknowledgements arrive on the producer's thread and only
- * count down an {@link InFlightBatch} and wake the poll thread; they never touch the database or
+ * count down a {@link StreamedBatch} and wake the poll thread; they never touch the database or
  * wait for the lock.
  */
 public final class SlotPoller {
@@ -285,7 +286,7 @@ public final class SlotPoller {
 
     /** Acks the slot's delivered batch and, in the same transaction, reads its next one. */
     private List<SourceRecord> ackAndReceive(SlotState slot, long now) {
-        InFlightBatch done = slot.batch();
+        StreamedBatch done = slot.batch();
         Optional<BatchPage> received;
         try {
             received = consumer.ackAndReceivePage(slot.slot(), done.batchId(), chunkSize);
@@ -306,7 +307,7 @@ public final class SlotPoller {
             return null;
         }
         BatchPage page = received.get();
-        InFlightBatch batch = new InFlightBatch(slot.slot(), page.batchId(), slot.epoch(), chunkSize, wakeups::offer);
+        StreamedBatch batch = new StreamedBatch(page.batchId(), slot.epoch(), chunkSize, wakeups::offer);
         if (slot.needsDeliveryCheck()) {
             checkDelivered(slot, batch);
             slot.deliveryChecked();
@@ -320,7 +321,7 @@ public final class SlotPoller {
      * after the first page, and again after a failure, from where reading stopped).
      */
     private List<SourceRecord> readOn(SlotState slot) {
-        InFlightBatch batch = slot.batch();
+        StreamedBatch batch = slot.batch();
         List<Message> chunk;
         try {
             BatchCursor cursor = batch.cursor();
@@ -342,7 +343,7 @@ public final class SlotPoller {
     }
 
     /** Hands one chunk of the slot's batch over; null when nothing of it is to be sent. */
-    private List<SourceRecord> emitChunk(SlotState slot, InFlightBatch batch, List<Message> chunk, boolean last) {
+    private List<SourceRecord> emitChunk(SlotState slot, StreamedBatch batch, List<Message> chunk, boolean last) {
         List<Message> toSend = batch.take(chunk);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
@@ -377,7 +378,7 @@ public final class SlotPoller {
      * committed with the records. Only then: later batches of the same lease are opened after
      * this task acked the previous one, so none of them can be in Kafka already.
      */
-    private void checkDelivered(SlotState slot, InFlightBatch batch) {
+    private void checkDelivered(SlotState slot, StreamedBatch batch) {
         Optional<DeliveredPosition> delivered = positions.lastDelivered(slot.slot());
         if (delivered.isEmpty()) {
             return;
@@ -432,7 +433,7 @@ public final class SlotPoller {
     }
 
     private void ack(SlotState slot, long now) {
-        InFlightBatch batch = slot.batch();
+        StreamedBatch batch = slot.batch();
         try {
             if (!consumer.ack(slot.slot(), batch.batchId())) {
                 // Our earlier ack committed but its answer was lost; the batch is finished either way.
@@ -448,7 +449,7 @@ public final class SlotPoller {
     }
 
     private void lose(SlotState slot, PgQueException why) {
-        InFlightBatch dropped = slot.leaseLost(System.nanoTime());
+        StreamedBatch dropped = slot.leaseLost(System.nanoTime());
         if (dropped != null) {
             dropped.closeCursor();
         }

@@ -2,7 +2,7 @@
  * Copyright 2026 the pgque-kafka-connect authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.pgque.connect.source.slot;
+package io.pgque.connect.source.delivery;
 
 import io.pgque.client.BatchCursor;
 import io.pgque.client.Message;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * One batch of a slot on its way to Kafka, handed over in chunks of at most {@code chunkSize}
+ * One batch on its way to Kafka (a slot's, or a cooperative worker's), handed over in chunks of at most {@code chunkSize}
  * records so that the task never holds the whole batch (one built while the ticker stood still
  * can hold millions of events). Records count down as Kafka acknowledges them, on the
  * producer's thread; the batch is delivered once its last chunk was taken and every record of
@@ -25,18 +25,17 @@ import java.util.function.Consumer;
  * and the cursor belong to the poll thread. A wake-up goes to the poll thread when the batch is
  * delivered and when room for the next chunk appears.
  */
-final class InFlightBatch implements DeliveryTicket {
+public final class StreamedBatch implements DeliveryTicket {
 
     /** No position in the batch: nothing of it is known to be in Kafka. */
     static final long NOTHING = Long.MIN_VALUE;
 
-    private final int slot;
     private final long batchId;
     private final long epoch;
     private final int chunkSize;
     private final AtomicLong outstanding = new AtomicLong();
     private volatile boolean complete;
-    private final Consumer<InFlightBatch> wake;
+    private final Consumer<StreamedBatch> wake;
     private long received;
     private long sent;
     private long readThrough = NOTHING;
@@ -44,8 +43,12 @@ final class InFlightBatch implements DeliveryTicket {
     private long heldThrough = NOTHING;
     private BatchCursor cursor;
 
-    InFlightBatch(int slot, long batchId, long epoch, int chunkSize, Consumer<InFlightBatch> wake) {
-        this.slot = slot;
+    /**
+     * @param epoch     the lease epoch it was read under (0 where there is no lease)
+     * @param chunkSize most records per chunk
+     * @param wake      tells the poll thread there is something to do (any thread; must not block)
+     */
+    public StreamedBatch(long batchId, long epoch, int chunkSize, Consumer<StreamedBatch> wake) {
         this.batchId = batchId;
         this.epoch = epoch;
         this.chunkSize = chunkSize;
@@ -61,11 +64,11 @@ final class InFlightBatch implements DeliveryTicket {
     }
 
     /** Events of the batch Kafka held before it was received (exactly-once resume): not sent again. */
-    void heldInKafkaThrough(long eventId) {
+    public void heldInKafkaThrough(long eventId) {
         heldThrough = eventId;
     }
 
-    boolean resumed() {
+    public boolean resumed() {
         return heldThrough != NOTHING;
     }
 
@@ -75,7 +78,7 @@ final class InFlightBatch implements DeliveryTicket {
      * acknowledged. Call before creating their records: an event dead-lettered on the way counts
      * itself down at once.
      */
-    List<Message> take(List<Message> chunk) {
+    public List<Message> take(List<Message> chunk) {
         if (chunk.isEmpty()) {
             return chunk;
         }
@@ -89,7 +92,7 @@ final class InFlightBatch implements DeliveryTicket {
     }
 
     /** The batch's last chunk was taken: it is delivered when the last outstanding record is. */
-    void lastChunkTaken() {
+    public void lastChunkTaken() {
         closeCursor();
         complete = true;
         if (outstanding.get() == 0) {
@@ -98,34 +101,34 @@ final class InFlightBatch implements DeliveryTicket {
     }
 
     /** True once every chunk was taken and Kafka has every record of them. */
-    boolean isDelivered() {
+    public boolean isDelivered() {
         return complete && outstanding.get() <= 0;
     }
 
     /** More of the batch is to be read, and at most one chunk is still waiting on Kafka. */
-    boolean readyForMore() {
+    public boolean readyForMore() {
         return !complete && outstanding.get() <= chunkSize;
     }
 
-    boolean complete() {
+    public boolean complete() {
         return complete;
     }
 
     /** Where the rest of the batch starts: after the last event read, or after what Kafka holds. */
-    long restAfter() {
+    public long restAfter() {
         return Math.max(readThrough, heldThrough);
     }
 
-    BatchCursor cursor() {
+    public BatchCursor cursor() {
         return cursor;
     }
 
-    void cursorOpened(BatchCursor opened) {
+    public void cursorOpened(BatchCursor opened) {
         cursor = opened;
     }
 
     /** Gives the cursor's connection back; the next read opens a new cursor after {@link #restAfter()}. */
-    void closeCursor() {
+    public void closeCursor() {
         if (cursor != null) {
             BatchCursor open = cursor;
             cursor = null;
@@ -133,31 +136,26 @@ final class InFlightBatch implements DeliveryTicket {
         }
     }
 
-    int slot() {
-        return slot;
-    }
-
-    long batchId() {
+    public long batchId() {
         return batchId;
     }
 
-    long epoch() {
+    public long epoch() {
         return epoch;
     }
 
     /** Events of the batch read so far (all of them once complete). */
-    long size() {
+    public long size() {
         return received;
     }
 
     /** Records handed to Connect so far. */
-    long sent() {
+    public long sent() {
         return sent;
     }
 
     @Override
     public String toString() {
-        return "batch " + batchId + " (" + received + (complete ? "" : "+") + " events) on slot " + slot
-                + " at epoch " + epoch;
+        return "batch " + batchId + " (" + received + (complete ? "" : "+") + " events)";
     }
 }

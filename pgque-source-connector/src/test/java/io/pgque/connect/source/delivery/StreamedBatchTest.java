@@ -2,7 +2,7 @@
  * Copyright 2026 the pgque-kafka-connect authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.pgque.connect.source.slot;
+package io.pgque.connect.source.delivery;
 
 import io.pgque.client.Message;
 import org.junit.jupiter.api.Test;
@@ -18,12 +18,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The chunk accounting of a batch in flight: when more may be read, when it is delivered, who is woken. */
-class InFlightBatchTest {
+class StreamedBatchTest {
 
     private static final int CHUNK = 3;
 
     private final AtomicInteger wakeups = new AtomicInteger();
-    private final InFlightBatch batch = new InFlightBatch(0, 7, 1, CHUNK, b -> wakeups.incrementAndGet());
+    private final StreamedBatch batch = new StreamedBatch(7, 1, CHUNK, b -> wakeups.incrementAndGet());
 
     @Test
     void theNextChunkIsReadOnlyWhileAtMostOneChunkWaitsOnKafka() {
@@ -83,7 +83,7 @@ class InFlightBatchTest {
     void acknowledgementsFromAnotherThreadRacingTheLastChunkDeliverTheBatch() throws Exception {
         for (int round = 0; round < 200; round++) {
             AtomicInteger woken = new AtomicInteger();
-            InFlightBatch raced = new InFlightBatch(0, round, 1, 100, b -> woken.incrementAndGet());
+            StreamedBatch raced = new StreamedBatch(round, 1, 100, b -> woken.incrementAndGet());
             raced.take(messages(1, 100));
             CountDownLatch go = new CountDownLatch(1);
             Thread producer = new Thread(() -> {
