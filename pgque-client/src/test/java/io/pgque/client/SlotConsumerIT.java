@@ -90,16 +90,21 @@ class SlotConsumerIT {
         assertTrue(w1.status().isEmpty());
     }
 
-    @Test
-    void slotBatchLargerThanThePageIsReadWhole() {
-        String q = queue("q_slot_pages");
-        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
-        w.subscribe();
+    /** 250 events in one batch: every fifth of tenant-b (slot 1), the rest of tenant-a (slot 0), payload a{i}. */
+    private static void sendTenantRound(String q) {
         List<Event> events = IntStream.range(0, 250)
                 .mapToObj(i -> Event.of("t", "a" + i).withPartitionKey(i % 5 == 0 ? "tenant-b" : "tenant-a"))
                 .collect(Collectors.toList());
         pq.producer().sendBatch(q, events);
         tick(pq, q);
+    }
+
+    @Test
+    void slotBatchLargerThanThePageIsReadWhole() {
+        String q = queue("q_slot_pages");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        sendTenantRound(q);
         w.claim(0, TTL).orElseThrow();
         Batch batch = w.receive(0, 100).orElseThrow();
         assertEquals(200, batch.size());
@@ -120,11 +125,7 @@ class SlotConsumerIT {
         String q = queue("q_slot_cursor");
         SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
         w.subscribe();
-        List<Event> events = IntStream.range(0, 250)
-                .mapToObj(i -> Event.of("t", "a" + i).withPartitionKey(i % 5 == 0 ? "tenant-b" : "tenant-a"))
-                .collect(Collectors.toList());
-        pq.producer().sendBatch(q, events);
-        tick(pq, q);
+        sendTenantRound(q);
         w.claim(0, TTL).orElseThrow();
         BatchPage first = w.receivePage(0, 30).orElseThrow();
         assertTrue(first.full());

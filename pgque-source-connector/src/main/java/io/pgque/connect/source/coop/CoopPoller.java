@@ -235,8 +235,8 @@ public final class CoopPoller {
             batch.lastChunkTaken();
             if (batch.resumed() && batch.sent() == 0) {
                 events.batchSkipped(NO_SLOT, (int) Math.min(batch.size(), Integer.MAX_VALUE));
-                log.info("Batch {} ({} events) of worker {} of {} is in Kafka already (its offset was committed "
-                        + "with it); acking it without sending it again", batch.batchId(), batch.size(),
+                log.info("Batch {} of worker {} of {} is in Kafka already, to its last event (its offset was "
+                        + "committed with it); acking it without sending it again", batch.batchId(),
                         consumer.subconsumer(), consumer.consumer());
             }
         }

@@ -356,9 +356,8 @@ public final class SlotPoller {
             batch.lastChunkTaken();
             if (batch.resumed() && batch.sent() == 0) {
                 events.batchSkipped(slot.slot(), clamp(batch.size()));
-                log.info("Batch {} ({} events) on slot {} of {} is in Kafka already (its offset was committed with "
-                        + "it); acking it without sending it again", batch.batchId(), batch.size(), slot.slot(),
-                        consumer.consumer());
+                log.info("Batch {} on slot {} of {} is in Kafka already, to its last event (its offset was committed "
+                        + "with it); acking it without sending it again", batch.batchId(), slot.slot(), consumer.consumer());
             }
         }
         if (out.isEmpty()) {
