@@ -90,22 +90,26 @@ class SlotConsumerIT {
         assertTrue(w1.status().isEmpty());
     }
 
-    /** 250 events in one batch: every fifth of tenant-b (slot 1), the rest of tenant-a (slot 0), payload a{i}. */
-    private static void sendTenantRound(String q) {
+    /**
+     * A new queue {@code q} with 250 events in one batch (every fifth of tenant-b, slot 1, the
+     * rest of tenant-a, slot 0; payload a{i}), and a worker of N = 2 holding slot 0.
+     */
+    private static SlotConsumer slot0AfterTenantRound(String q) {
+        queue(q);
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
         List<Event> events = IntStream.range(0, 250)
                 .mapToObj(i -> Event.of("t", "a" + i).withPartitionKey(i % 5 == 0 ? "tenant-b" : "tenant-a"))
                 .collect(Collectors.toList());
         pq.producer().sendBatch(q, events);
         tick(pq, q);
+        w.claim(0, TTL).orElseThrow();
+        return w;
     }
 
     @Test
     void slotBatchLargerThanThePageIsReadWhole() {
-        String q = queue("q_slot_pages");
-        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
-        w.subscribe();
-        sendTenantRound(q);
-        w.claim(0, TTL).orElseThrow();
+        SlotConsumer w = slot0AfterTenantRound("q_slot_pages");
         Batch batch = w.receive(0, 100).orElseThrow();
         assertEquals(200, batch.size());
         assertTrue(batch.messages().stream().allMatch(m -> m.partitionKey().equals("tenant-a")));
@@ -122,11 +126,8 @@ class SlotConsumerIT {
      */
     @Test
     void aBatchIsStreamedInChunksThroughACursorThatHoldsNoLock() throws Exception {
-        String q = queue("q_slot_cursor");
-        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
-        w.subscribe();
-        sendTenantRound(q);
-        w.claim(0, TTL).orElseThrow();
+        String q = "q_slot_cursor";
+        SlotConsumer w = slot0AfterTenantRound(q);
         BatchPage first = w.receivePage(0, 30).orElseThrow();
         assertTrue(first.full());
         assertEquals(30, first.messages().size());
