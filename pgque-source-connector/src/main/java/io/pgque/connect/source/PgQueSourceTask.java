@@ -66,6 +66,7 @@ public class PgQueSourceTask extends SourceTask {
 
     private HikariDataSource dataSource;
     private HikariDataSource listenerDataSource;
+    private HikariDataSource cursorDataSource;
     private TickListener listener;
     private ConsumerSetup setup;
     private SlotSetSwitch poller;
@@ -98,6 +99,12 @@ public class PgQueSourceTask extends SourceTask {
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
+        // A slot streaming a batch larger than pgque.batch.max.events pins a connection for its
+        // cursor while it streams (see BatchCursor): a pool of their own, so the cursors can never
+        // starve the acks and lease renewals the streaming depends on. One per slot of the consumer
+        // is enough even if a resize gives this task more slots; none is kept while none streams.
+        cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-cursors", config.slots());
         setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
                 config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
@@ -116,7 +123,8 @@ public class PgQueSourceTask extends SourceTask {
             SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
             UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
-                    config.pollInterval(), config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()),
+                    config.pollInterval(), config.batchMaxEvents(), cursorDataSource,
+                    Duration.ofMillis(config.connection().backoffMs()),
                     metrics, positions, boundary);
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                     new HashSet<>(setSlots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
@@ -132,6 +140,7 @@ public class PgQueSourceTask extends SourceTask {
         } catch (RuntimeException e) {
             resizeMetrics.close();
             metrics.close();
+            cursorDataSource.close();
             dataSource.close();
             throw e;
         }
@@ -229,6 +238,9 @@ public class PgQueSourceTask extends SourceTask {
         }
         if (ticker != null) {
             ticker.close();
+        }
+        if (cursorDataSource != null) {
+            cursorDataSource.close();
         }
         if (metrics != null) {
             metrics.close();

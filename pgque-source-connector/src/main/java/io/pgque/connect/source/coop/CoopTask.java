@@ -45,6 +45,7 @@ public final class CoopTask {
     private static final Logger log = LoggerFactory.getLogger(CoopTask.class);
 
     private final HikariDataSource dataSource;
+    private final HikariDataSource cursorDataSource;
     private final HikariDataSource listenerDataSource;
     private final TickListener listener;
     private final CoopPoller poller;
@@ -52,9 +53,11 @@ public final class CoopTask {
     private final SourceMetrics metrics;
     private final String worker;
 
-    private CoopTask(HikariDataSource dataSource, HikariDataSource listenerDataSource, TickListener listener,
-                     CoopPoller poller, TickerDuty ticker, SourceMetrics metrics, String worker) {
+    private CoopTask(HikariDataSource dataSource, HikariDataSource cursorDataSource,
+                     HikariDataSource listenerDataSource, TickListener listener, CoopPoller poller, TickerDuty ticker,
+                     SourceMetrics metrics, String worker) {
         this.dataSource = dataSource;
+        this.cursorDataSource = cursorDataSource;
         this.listenerDataSource = listenerDataSource;
         this.listener = listener;
         this.poller = poller;
@@ -104,12 +107,16 @@ public final class CoopTask {
         CoopConsumer reader = consumer;
         UnreadableEvents unreadable = UnreadableEvents.of(props,
                 (slot, msgId, reason) -> reader.deadLetter(msgId, reason), metrics::eventDeadLettered);
+        // The cursor over the rest of a batch larger than one chunk pins a connection while it streams:
+        // a pool of its own (one batch per task, so one connection), never starving acks and touches.
+        HikariDataSource cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-cursors", 1);
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
                 RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable);
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
-                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
-                boundary);
+                config.batchMaxEvents(), cursorDataSource, Duration.ofMillis(config.connection().backoffMs()), metrics,
+                delivered, boundary);
         // As in ordered mode: a worker waiting for a batch reads as soon as the queue ticks; the
         // listener holds its connection for good, hence a pool of its own.
         HikariDataSource listenerDataSource = DataSourceFactory.create(config.connection(),
@@ -124,7 +131,8 @@ public final class CoopTask {
                 worker, config.consumer(), config.queue(), exactlyOnce ? "exactly-once"
                         : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
                         + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
-        return new CoopTask(dataSource, listenerDataSource, listener, poller, ticker, metrics, worker);
+        return new CoopTask(dataSource, cursorDataSource, listenerDataSource, listener, poller, ticker, metrics,
+                worker);
     }
 
     private static Supplier<Optional<DeliveredPosition>> lastDelivered(SourceTaskContext context,
@@ -149,6 +157,7 @@ public final class CoopTask {
             ticker.close();
         }
         metrics.close();
+        cursorDataSource.close();
         dataSource.close();
         log.info("Worker {} stopped", worker);
     }
