@@ -355,9 +355,7 @@ class CooperativeConsumersIT {
         assertNull(nextWindow(q, "c", "b", "1 hour").batchId());
         assertEquals(1, sql.oneLong("select pgque.touch_subconsumer(?, 'c', 'a')", q));
         assertEquals(0, sql.oneLong("select pgque.touch_subconsumer(?, 'c', 'nobody')", q), "touch never creates rows");
-        sql.exec("update pgque.subscription set sub_active = sub_active - interval '2 hours'"
-                + " where sub_consumer = (select co_id from pgque.consumer where co_name = 'c.a')"
-                + " and sub_queue = (select queue_id from pgque.queue where queue_name = ?)", q);
+        silenceForTwoHours(q, "c.a");
 
         List<Msg> b = sql.messages("select * from pgque.receive_coop(?::text, 'c', 'b', 100, '1 hour')", q);
         assertEquals(sent, ids(b), "b took over a's window");
@@ -451,6 +449,13 @@ class CooperativeConsumersIT {
         pool.shutdown();
         assertEquals(sent, delivered, "each window finished exactly once, none lost");
         assertEquals(groupCursor(q, "c"), newestTick(q));
+    }
+
+    /** Backdates a member's last sign of life, so a dead interval under two hours makes it stale. */
+    private static void silenceForTwoHours(String q, String member) {
+        sql.exec("update pgque.subscription set sub_active = sub_active - interval '2 hours'"
+                + " where sub_consumer = (select co_id from pgque.consumer where co_name = ?)"
+                + " and sub_queue = (select queue_id from pgque.queue where queue_name = ?)", member, q);
     }
 
     private static long openStaleWindowOfA(String q) {
@@ -653,9 +658,7 @@ class CooperativeConsumersIT {
         long late = sql.send(q, "late");
         sql.tick(q);
         assertEquals(List.of(late), ids(receiveCoop(q, "dl", "a")));
-        sql.exec("update pgque.subscription set sub_active = sub_active - interval '2 hours'"
-                + " where sub_consumer = (select co_id from pgque.consumer where co_name = 'dl.a')"
-                + " and sub_queue = (select queue_id from pgque.queue where queue_name = ?)", q);
+        silenceForTwoHours(q, "dl.a");
         List<Msg> b = sql.messages("select * from pgque.receive_coop(?::text, 'dl', 'b', 100, '1 hour')", q);
         assertEquals(List.of(late), ids(b), "b took a's batch over");
         Sql.expectSqlState("PQ003", () -> sql.exec("select pgque.dead_letter_subconsumer(?, 'dl', 'a', ?, 'r')", q,
