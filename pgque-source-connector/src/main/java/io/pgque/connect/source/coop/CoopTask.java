@@ -116,13 +116,25 @@ public final class CoopTask {
         poller.stop();
     }
 
+    /**
+     * Gives the batch back and ends the ticker duty; may wait on the database. The pool stays
+     * open: the caller closes {@link #pool()}, with a bounded wait.
+     */
     public void stop(Duration grace) {
         poller.close(grace);
         if (ticker != null) {
             ticker.close();
         }
         metrics.close();
-        dataSource.close();
-        log.info("Worker {} stopped", worker);
+    }
+
+    /** The task's pool, for the caller to close once {@link #stop} returned or ran out of time. */
+    public HikariDataSource pool() {
+        return dataSource;
+    }
+
+    /** The worker's name in the cooperative consumer. */
+    public String worker() {
+        return worker;
     }
 }
