@@ -209,7 +209,8 @@ public class PgQueSourceTask extends SourceTask {
         if (coop != null) {
             coop.wakeUp();
         }
-        Thread orderly = new Thread(this::stopInOrder, "pgque-stop-" + (workerId != null ? workerId : "coop"));
+        String worker = coop != null ? coop.worker() : workerId;
+        Thread orderly = new Thread(this::stopInOrder, "pgque-stop-" + worker);
         orderly.setDaemon(true);
         orderly.start();
         try {
@@ -219,11 +220,10 @@ public class PgQueSourceTask extends SourceTask {
         }
         if (orderly.isAlive()) {
             log.warn("Worker {} did not give its slots back within {} ms (the database does not answer); aborting its "
-                    + "connections, its leases run out on their own", workerId, ORDERLY_STOP.toMillis());
+                    + "connections, its leases run out on their own", worker, ORDERLY_STOP.toMillis());
         }
         PoolShutdown.close(POOL_CLOSE_WAIT, listenerDataSource, dataSource, coop != null ? coop.pool() : null);
-        log.info("Worker {} stopped in {} ms", coop != null ? coop.worker() : workerId,
-                (System.nanoTime() - start) / 1_000_000);
+        log.info("Worker {} stopped in {} ms", worker, (System.nanoTime() - start) / 1_000_000);
     }
 
     private void stopInOrder() {

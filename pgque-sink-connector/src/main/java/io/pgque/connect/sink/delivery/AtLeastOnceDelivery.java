@@ -79,8 +79,8 @@ public final class AtLeastOnceDelivery implements Delivery {
             throw failed;
         }
         if (!ahead.settledWithin(WRITE_WAIT)) {
-            // Before anything of this put is taken: the worker keeps these records and puts them again.
-            // Connect waits this long (and can stop the task meanwhile) before it puts them again.
+            // Nothing of this put is taken yet: the worker keeps these records and, after this
+            // long (during which it can stop the task), puts them again.
             context.timeout(WRITE_WAIT.toMillis());
             throw new RetriableException("The previous write has waited for PostgreSQL for more than "
                     + WRITE_WAIT.toMillis() + " ms (see connection.socket.timeout.ms); the worker will deliver "
