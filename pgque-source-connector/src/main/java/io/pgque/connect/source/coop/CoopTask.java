@@ -149,6 +149,10 @@ public final class CoopTask {
         poller.stop();
     }
 
+    /**
+     * Gives the batch back and ends the ticker duty; may wait on the database. The pool stays
+     * open: the caller closes {@link #pools()}, with a bounded wait.
+     */
     public void stop(Duration grace) {
         listener.close();
         listenerDataSource.close();
@@ -157,8 +161,15 @@ public final class CoopTask {
             ticker.close();
         }
         metrics.close();
-        cursorDataSource.close();
-        dataSource.close();
-        log.info("Worker {} stopped", worker);
+    }
+
+    /** The task's pools, for the caller to close once {@link #stop} returned or ran out of time. */
+    public HikariDataSource[] pools() {
+        return new HikariDataSource[] {dataSource, cursorDataSource};
+    }
+
+    /** The worker's name in the cooperative consumer. */
+    public String worker() {
+        return worker;
     }
 }
