@@ -9,10 +9,10 @@ import io.pgque.client.BatchNotFoundException;
 import io.pgque.client.BatchPage;
 import io.pgque.client.CoopConsumer;
 import io.pgque.client.Message;
-import io.pgque.client.PgQueException;
 import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.offsets.DeliveredPosition;
 import io.pgque.connect.source.record.RecordFactory;
+import io.pgque.connect.source.slot.PollLoop;
 import io.pgque.connect.source.slot.SlotEvents;
 import io.pgque.connect.source.slot.StreamedBatch;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -26,9 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -46,25 +43,18 @@ import java.util.function.Supplier;
 public final class CoopPoller {
 
     private static final Logger log = LoggerFactory.getLogger(CoopPoller.class);
-    private static final Object STOP = new Object();
-    private static final Object TICK = new Object();
     /** All members' slots are reported as this one: cooperative mode has none. */
     private static final int NO_SLOT = RecordFactory.NO_SLOT;
 
     private final CoopConsumer consumer;
     private final RecordFactory records;
     private final long touchEveryNanos;
-    private final long restNanos;
     private final int chunkSize;
     private final DataSource cursors;
-    private final Duration backoff;
     private final SlotEvents events;
     private final Supplier<Optional<DeliveredPosition>> delivered;
     private final BatchBoundary boundary;
-    private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
-    /** Set when the queue ticked since the last step: a worker resting for want of a batch asks again. */
-    private final AtomicBoolean ticked = new AtomicBoolean();
-    private volatile boolean stopping;
+    private final PollLoop loop;
     private StreamedBatch inFlight;
     private boolean deliveryCheck = true;
     private long nextTouchNanos;
@@ -85,10 +75,10 @@ public final class CoopPoller {
         this.consumer = consumer;
         this.records = records;
         this.touchEveryNanos = touchEvery.toNanos();
-        this.restNanos = pollInterval.toNanos();
+        this.loop = new PollLoop(this, pollInterval, backoff, () -> "queue '" + consumer.queue() + "' as worker '"
+                + consumer.subconsumer() + "' of cooperative consumer '" + consumer.consumer() + "'");
         this.chunkSize = chunkSize;
         this.cursors = cursors;
-        this.backoff = backoff;
         this.events = events;
         this.delivered = delivered;
         this.boundary = boundary;
@@ -101,37 +91,8 @@ public final class CoopPoller {
      * @throws ConnectException   when reading cannot go on without a person
      */
     public List<SourceRecord> poll() throws InterruptedException {
-        long deadline = System.nanoTime() + restNanos;
-        while (!stopping) {
-            long nextDue;
-            try {
-                synchronized (this) {
-                    if (stopping) {
-                        break;
-                    }
-                    List<SourceRecord> batch = step();
-                    if (batch != null) {
-                        return batch;
-                    }
-                    nextDue = inFlight == null ? nextReceiveNanos
-                            : inFlight.readyForMore() || inFlight.isDelivered() ? Long.MIN_VALUE : nextTouchNanos;
-                }
-            } catch (PgQueException | ConnectException e) {
-                throw translate(e);
-            } catch (RuntimeException e) {
-                if (PgQueException.isTransient(e)) {
-                    throw translate(e);
-                }
-                throw e;
-            }
-            long now = System.nanoTime();
-            if (now >= deadline) {
-                return null;
-            }
-            long wait = Math.max(Math.min(nextDue, deadline) - now, TimeUnit.MILLISECONDS.toNanos(1));
-            wakeups.poll(wait, TimeUnit.NANOSECONDS);
-        }
-        return null;
+        return loop.poll(this::step, () -> inFlight == null ? nextReceiveNanos
+                : inFlight.readyForMore() || inFlight.isDelivered() ? Long.MIN_VALUE : nextTouchNanos);
     }
 
     /**
@@ -140,14 +101,12 @@ public final class CoopPoller {
      * blocks.
      */
     public void tickArrived() {
-        ticked.set(true);
-        wakeups.offer(TICK);
+        loop.tickArrived();
     }
 
     /** Makes a running or future {@link #poll()} return at once. Any thread. */
     public void stop() {
-        stopping = true;
-        wakeups.offer(STOP);
+        loop.stop();
     }
 
     /**
@@ -159,7 +118,7 @@ public final class CoopPoller {
         long end = System.nanoTime() + grace.toNanos();
         try {
             while (inFlight != null && !inFlight.isDelivered() && System.nanoTime() < end) {
-                wakeups.poll(Math.max(end - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+                loop.await(end - System.nanoTime());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -182,9 +141,9 @@ public final class CoopPoller {
     }
 
     private List<SourceRecord> step() {
-        wakeups.clear();
+        loop.clearWakeups();
         long now = System.nanoTime();
-        if (ticked.getAndSet(false)) {
+        if (loop.takeTick()) {
             nextReceiveNanos = now;
         }
         if (inFlight != null) {
@@ -202,11 +161,11 @@ public final class CoopPoller {
         Optional<BatchPage> received = consumer.receivePage(chunkSize);
         now = System.nanoTime();
         if (received.isEmpty()) {
-            nextReceiveNanos = now + restNanos;
+            nextReceiveNanos = now + loop.restNanos();
             return null;
         }
         BatchPage page = received.get();
-        StreamedBatch batch = new StreamedBatch(page.batchId(), 0, chunkSize, wakeups::offer);
+        StreamedBatch batch = new StreamedBatch(page.batchId(), 0, chunkSize, loop::wake);
         if (deliveryCheck) {
             checkDelivered(batch);
             deliveryCheck = false;
@@ -314,21 +273,5 @@ public final class CoopPoller {
                     + "acked and comes to a sibling again", consumer.subconsumer(), consumer.consumer());
         }
         nextTouchNanos = now + touchEveryNanos;
-    }
-
-    private RuntimeException translate(RuntimeException e) throws InterruptedException {
-        if (e instanceof ConnectException) {
-            return e;
-        }
-        if (PgQueException.isTransient(e)) {
-            log.warn("Database unavailable for worker {} of {} on queue {}; retrying in {} ms: {}",
-                    consumer.subconsumer(), consumer.consumer(), consumer.queue(), backoff.toMillis(), e.getMessage());
-            log.debug("Worker {} of {}: the database failure", consumer.subconsumer(), consumer.consumer(), e);
-            // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
-            wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
-            return new RetriableException(e.getMessage(), e);
-        }
-        return new ConnectException("Reading queue '" + consumer.queue() + "' as worker '" + consumer.subconsumer()
-                + "' of cooperative consumer '" + consumer.consumer() + "' failed: " + e.getMessage(), e);
     }
 }

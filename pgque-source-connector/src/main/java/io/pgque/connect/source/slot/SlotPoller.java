@@ -28,9 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The lease loop of one task over its slots. Each {@link #poll()} acks the batches Kafka has
@@ -52,25 +49,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class SlotPoller {
 
     private static final Logger log = LoggerFactory.getLogger(SlotPoller.class);
-    private static final Object STOP = new Object();
-    private static final Object TICK = new Object();
 
     private final SlotConsumer consumer;
     private final List<SlotState> slots = new ArrayList<>();
     private final RecordFactory records;
     private final Duration ttl;
     private final long renewEveryNanos;
-    private final long restNanos;
     private final int chunkSize;
     private final DataSource cursors;
-    private final Duration backoff;
     private final SlotEvents events;
     private final DeliveredPositions positions;
     private final BatchBoundary boundary;
-    private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
-    /** Set when the queue ticked since the last pass: the slots resting for want of a batch look again. */
-    private final AtomicBoolean ticked = new AtomicBoolean();
-    private volatile boolean stopping;
+    private final PollLoop loop;
     private int cursor;
     /** A failure of a side step (acking or renewing another slot) met after a batch was taken; see {@link #step()}. */
     private RuntimeException deferred;
@@ -95,13 +85,13 @@ public final class SlotPoller {
         this.ttl = ttl;
         // A third of the TTL leaves two more chances before the lease runs out.
         this.renewEveryNanos = ttl.toNanos() / 3;
-        this.restNanos = pollInterval.toNanos();
+        this.loop = new PollLoop(this, pollInterval, backoff,
+                () -> "queue '" + consumer.queue() + "' as consumer '" + consumer.consumer() + "'");
         if (chunkSize < 1) {
             throw new IllegalArgumentException("chunkSize must be at least 1, was " + chunkSize);
         }
         this.chunkSize = chunkSize;
         this.cursors = cursors;
-        this.backoff = backoff;
         this.events = events;
         this.positions = positions;
         this.boundary = boundary;
@@ -114,37 +104,10 @@ public final class SlotPoller {
      * @throws ConnectException   when reading cannot go on without a person (wrong N, no queue, no rights)
      */
     public List<SourceRecord> poll() throws InterruptedException {
-        long deadline = System.nanoTime() + restNanos;
-        while (!stopping) {
-            long nextDue;
-            try {
-                synchronized (this) {
-                    if (stopping) {
-                        break;
-                    }
-                    throwDeferred();
-                    List<SourceRecord> batch = step();
-                    if (batch != null) {
-                        return batch;
-                    }
-                    nextDue = nextDueNanos();
-                }
-            } catch (PgQueException | ConnectException e) {
-                throw translate(e);
-            } catch (RuntimeException e) {
-                if (PgQueException.isTransient(e)) {
-                    throw translate(e);
-                }
-                throw e;
-            }
-            long now = System.nanoTime();
-            if (now >= deadline) {
-                return null;
-            }
-            long wait = Math.max(Math.min(nextDue, deadline) - now, TimeUnit.MILLISECONDS.toNanos(1));
-            wakeups.poll(wait, TimeUnit.NANOSECONDS);
-        }
-        return null;
+        return loop.poll(() -> {
+            throwDeferred();
+            return step();
+        }, this::nextDueNanos);
     }
 
     /**
@@ -152,14 +115,12 @@ public final class SlotPoller {
      * they had no batch are read again at once. Any thread; never blocks.
      */
     public void tickArrived() {
-        ticked.set(true);
-        wakeups.offer(TICK);
+        loop.tickArrived();
     }
 
     /** Makes a running or future {@link #poll()} return at once. Any thread. */
     public void stop() {
-        stopping = true;
-        wakeups.offer(STOP);
+        loop.stop();
     }
 
     /**
@@ -173,7 +134,7 @@ public final class SlotPoller {
         long end = System.nanoTime() + grace.toNanos();
         try {
             while (anyUndelivered() && System.nanoTime() < end) {
-                wakeups.poll(Math.max(end - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+                loop.await(end - System.nanoTime());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -217,9 +178,9 @@ public final class SlotPoller {
      * its failure is kept for the next {@link #poll()} to report.
      */
     private List<SourceRecord> step() {
-        wakeups.clear();
+        loop.clearWakeups();
         long now = System.nanoTime();
-        boolean tick = ticked.getAndSet(false);
+        boolean tick = loop.takeTick();
         List<SourceRecord> next = null;
         int count = slots.size();
         try {
@@ -255,7 +216,7 @@ public final class SlotPoller {
         }
         if (tick && next != null) {
             // The pass stopped at the first batch: the slots after it have not looked since the tick.
-            ticked.set(true);
+            loop.keepTick();
         }
         return next;
     }
@@ -270,7 +231,7 @@ public final class SlotPoller {
 
     private List<SourceRecord> receive(SlotState slot) {
         if (!slot.leased() && !claim(slot)) {
-            slot.restUntil(System.nanoTime() + restNanos);
+            slot.restUntil(System.nanoTime() + loop.restNanos());
             return null;
         }
         Optional<BatchPage> received;
@@ -302,11 +263,11 @@ public final class SlotPoller {
     private List<SourceRecord> emit(SlotState slot, Optional<BatchPage> received, long now) {
         slot.renewAt(now + renewEveryNanos);
         if (received.isEmpty()) {
-            slot.restUntil(now + restNanos);
+            slot.restUntil(now + loop.restNanos());
             return null;
         }
         BatchPage page = received.get();
-        StreamedBatch batch = new StreamedBatch(page.batchId(), slot.epoch(), chunkSize, wakeups::offer);
+        StreamedBatch batch = new StreamedBatch(page.batchId(), slot.epoch(), chunkSize, loop::wake);
         if (slot.needsDeliveryCheck()) {
             checkDelivered(slot, batch);
             slot.deliveryChecked();
@@ -418,7 +379,7 @@ public final class SlotPoller {
     private void renew(SlotState slot, long now) {
         Optional<SlotLease> lease = consumer.claim(slot.slot(), ttl);
         if (lease.isEmpty()) {
-            slot.renewAt(now + restNanos);
+            slot.renewAt(now + loop.restNanos());
         } else if (lease.get().epoch() != slot.epoch()) {
             // Someone else owned the slot in between: whatever we had in flight may have been
             // handled by them. Start the slot afresh under the new epoch.
@@ -480,21 +441,5 @@ public final class SlotPoller {
             }
         }
         return false;
-    }
-
-    private RuntimeException translate(RuntimeException e) throws InterruptedException {
-        if (e instanceof ConnectException) {
-            return e;
-        }
-        if (PgQueException.isTransient(e)) {
-            log.warn("Database unavailable for {} on queue {}; retrying in {} ms: {}", consumer.consumer(),
-                    consumer.queue(), backoff.toMillis(), e.getMessage());
-            log.debug("{} on queue {}: the database failure", consumer.consumer(), consumer.queue(), e);
-            // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
-            wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
-            return new RetriableException(e.getMessage(), e);
-        }
-        return new ConnectException("Reading queue '" + consumer.queue() + "' as consumer '" + consumer.consumer()
-                + "' failed: " + e.getMessage(), e);
     }
 }
