@@ -137,6 +137,7 @@ BEGIN
         END LOOP;
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id;
+    DELETE FROM pgque.idem WHERE queue_id = q.queue_id;
     EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', q.queue_data_pfx);
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', q.queue_event_seq);

@@ -40,19 +40,39 @@ CREATE OR REPLACE FUNCTION pgque.insert_events_raw(
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_n     int := coalesce(cardinality(i_payloads), 0);
-    v_ids   bigint[];
-    v_table text;
+    v_ids bigint[];
 BEGIN
-    IF v_n = 0 THEN
+    IF coalesce(cardinality(i_payloads), 0) = 0 THEN
         RETURN '{}'::bigint[];
     END IF;
+    v_ids := pgque.draw_event_ids(i_queue, cardinality(i_payloads));
+    PERFORM pgque.insert_event_rows(i_queue, v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4);
+    RETURN v_ids;
+END
+$$;
+
+-- Internal: a block of n event ids of the queue, ascending. Drawing them before the rows exist
+-- lets producers that must record an id elsewhere (the idempotency claims) write it once.
+CREATE OR REPLACE FUNCTION pgque.draw_event_ids(i_queue pgque.queue, i_count int)
+RETURNS bigint[]
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, i_count) ORDER BY 1)
+$$;
+
+-- Internal: writes event rows with the given ids into the queue's active event table.
+CREATE OR REPLACE FUNCTION pgque.insert_event_rows(
+    i_queue pgque.queue, i_ids bigint[], i_types text[], i_payloads text[],
+    i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_table text;
+BEGIN
     IF i_queue.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
         RAISE EXCEPTION 'Insert into queue disallowed' USING ERRCODE = '55000',
             DETAIL = format('Queue %s has disable_insert = true.', i_queue.queue_name);
     END IF;
     v_table := pgque.active_event_table(i_queue.queue_id);
-    v_ids := ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, v_n) ORDER BY 1);
     -- One unnest walks all the arrays side by side (a NULL array gives NULLs); subscripting a
     -- text array by position would walk it from the start for every row.
     EXECUTE format(
@@ -60,8 +80,7 @@ BEGIN
          SELECT u.id, now(), NULL, NULL, coalesce(u.type, ''default''), u.payload, u.e1, u.e2, u.e3, u.e4
            FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(id, type, payload, e1, e2, e3, e4)',
         v_table)
-    USING v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4;
-    RETURN v_ids;
+    USING i_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4;
 END
 $$;
 

@@ -11,14 +11,18 @@
 -- 'migrate:<tenant>', migration v2 sent within the window of v1 is silently dropped as a
 -- duplicate; use 'migrate:<tenant>:<version>'.
 
+-- No foreign key to pgque.queue: its check is one query per claimed key, a third of the cost of a
+-- batch's claims. Each send locks the queue row once instead (idem_prepare), which keeps a
+-- concurrent drop_queue waiting as the key's check would, and drop_queue deletes the claims.
 CREATE TABLE IF NOT EXISTS pgque.idem (
-    queue_id   int4 NOT NULL REFERENCES pgque.queue (queue_id) ON DELETE CASCADE,
+    queue_id   int4 NOT NULL,
     idem_key   text NOT NULL,
     event_id   bigint,
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (queue_id, idem_key)
 );
 CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
+ALTER TABLE pgque.idem DROP CONSTRAINT IF EXISTS idem_queue_id_fkey;
 
 -- Internal: TTL check, and wiring of the queue's expired-key cleanup into maint() on first use.
 CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)
@@ -32,6 +36,11 @@ BEGIN
             DETAIL = format('Got %s; the TTL must also be finite.', coalesce(i_ttl::text, 'NULL'));
     END IF;
     q := pgque.find_queue(i_queue);
+    -- Held to the end of the transaction: drop_queue (FOR UPDATE) waits for the claims.
+    PERFORM 1 FROM pgque.queue WHERE queue_id = q.queue_id FOR KEY SHARE;
+    IF NOT FOUND THEN
+        q := pgque.find_queue(i_queue); -- dropped meanwhile: the usual "queue not found"
+    END IF;
     IF NOT 'pgque.maint_idem' = ANY (coalesce(q.queue_extra_maint, '{}'::text[])) THEN
         UPDATE pgque.queue
            SET queue_extra_maint = array_append(coalesce(queue_extra_maint, '{}'::text[]), 'pgque.maint_idem')
@@ -88,17 +97,26 @@ $$;
 
 -- The batch form, for the sink: one round trip per batch. Results come back per input position;
 -- a key repeated inside one call is deduped to its first occurrence.
+--
+-- Each claim row is written once: the event ids are drawn for every first occurrence before the
+-- claim, so the claim stores its event's id at once (a key found live wastes its id: sequences
+-- have gaps anyway, and the ticker's event count only runs a little ahead). Every step is a set
+-- operation over the input joined by position (no array subscripting, no ANY over arrays), so a
+-- call costs O(n log n) in its size.
 CREATE OR REPLACE FUNCTION pgque.send_idem_events(i_queue text, i_types text[], i_payloads text[], i_idem_keys text[],
     i_ttl interval, i_partition_keys text[] DEFAULT NULL, i_extra3 text[] DEFAULT NULL, i_extra4 text[] DEFAULT NULL)
 RETURNS TABLE (ord int, event_id bigint, deduped boolean)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
-    v_first_keys text[];
     v_first_ords int[];
-    v_claimed text[];
-    v_pos int[];
-    v_ids bigint[];
+    v_first_keys text[];
+    v_first_ids bigint[];
+    v_claim_ords int[];
+    v_claim_ids bigint[];
+    v_claim_keys text[];
+    v_started timestamptz;
+    v_rows record;
 BEGIN
     PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
     IF i_idem_keys IS NULL OR array_position(i_idem_keys, NULL) IS NOT NULL THEN
@@ -110,43 +128,74 @@ BEGIN
         RETURN;
     END IF;
 
-    SELECT array_agg(f.k ORDER BY f.k), array_agg(f.o ORDER BY f.k)
-      INTO v_first_keys, v_first_ords
-      FROM (SELECT DISTINCT ON (u.k) u.k, u.o::int AS o
+    -- First occurrence of each key, in input order; ids drawn ascending, so ev_id order follows
+    -- input order among the events that get written.
+    SELECT array_agg(f.o ORDER BY f.o), array_agg(f.k ORDER BY f.o)
+      INTO v_first_ords, v_first_keys
+      FROM (SELECT u.k, min(u.o)::int AS o
               FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
-             ORDER BY u.k, u.o) f;
+             GROUP BY u.k) f;
+    v_first_ids := pgque.draw_event_ids(q, cardinality(v_first_ords));
 
     -- Claims in key order, so two batches racing on overlapping keys cannot deadlock.
+    v_started := clock_timestamp();
     WITH claimed AS (
         INSERT INTO pgque.idem AS i (queue_id, idem_key, event_id, expires_at)
-        SELECT q.queue_id, k, NULL, clock_timestamp() + i_ttl FROM unnest(v_first_keys) AS k ORDER BY k
+        SELECT q.queue_id, f.k, f.id, clock_timestamp() + i_ttl
+          FROM unnest(v_first_keys, v_first_ids) AS f(k, id)
+         ORDER BY f.k
         ON CONFLICT (queue_id, idem_key) DO UPDATE
-            SET event_id = NULL, expires_at = clock_timestamp() + i_ttl
+            SET event_id = excluded.event_id, expires_at = clock_timestamp() + i_ttl
             WHERE i.expires_at <= clock_timestamp()
-        RETURNING i.idem_key)
-    SELECT array_agg(idem_key) INTO v_claimed FROM claimed;
+        RETURNING i.idem_key, i.event_id)
+    SELECT array_agg(f.o ORDER BY f.o), array_agg(c.event_id ORDER BY f.o), array_agg(c.idem_key ORDER BY f.o)
+      INTO v_claim_ords, v_claim_ids, v_claim_keys
+      FROM claimed c
+      JOIN unnest(v_first_keys, v_first_ords) AS f(k, o) ON f.k = c.idem_key;
 
-    SELECT array_agg(f.o ORDER BY f.o) INTO v_pos
-      FROM unnest(v_first_keys, v_first_ords) AS f(k, o)
-     WHERE f.k = ANY (coalesce(v_claimed, '{}'::text[]));
-
-    IF v_pos IS NOT NULL THEN
-        v_ids := pgque.insert_events_raw(q,
-            ARRAY(SELECT i_types[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
-            ARRAY(SELECT i_payloads[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
-            ARRAY(SELECT i_partition_keys[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
-            ARRAY(SELECT i_idem_keys[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
-            ARRAY(SELECT i_extra3[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n),
-            ARRAY(SELECT i_extra4[p] FROM unnest(v_pos) WITH ORDINALITY AS x(p, n) ORDER BY n));
-        UPDATE pgque.idem i SET event_id = x.id, expires_at = clock_timestamp() + i_ttl
-          FROM unnest(v_pos, v_ids) AS x(p, id)
-         WHERE i.queue_id = q.queue_id AND i.idem_key = i_idem_keys[x.p];
+    IF v_claim_ords IS NULL THEN
+        RETURN QUERY
+            SELECT u.o::int, i.event_id, true
+              FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
+              LEFT JOIN pgque.idem i ON i.queue_id = q.queue_id AND i.idem_key = u.k
+             ORDER BY u.o;
+        RETURN;
     END IF;
 
+    -- The window starts when the key was got: a claim that waited on another session's lock
+    -- (its rows were stamped before the wait) is stamped again. Without a wait the statement is
+    -- fast and this costs nothing.
+    IF clock_timestamp() - v_started > interval '1 second' THEN
+        UPDATE pgque.idem i SET expires_at = clock_timestamp() + i_ttl
+          FROM unnest(v_claim_keys) AS c(k)
+         WHERE i.queue_id = q.queue_id AND i.idem_key = c.k;
+    END IF;
+
+    IF cardinality(v_claim_ords) = cardinality(i_payloads) THEN
+        -- Every position claimed (the usual case: no key seen before): the input is the rows.
+        PERFORM pgque.insert_event_rows(q, v_claim_ids, i_types, i_payloads, i_partition_keys, i_idem_keys,
+                                        i_extra3, i_extra4);
+    ELSE
+        SELECT array_agg(u.t ORDER BY c.o) AS types, array_agg(u.p ORDER BY c.o) AS payloads,
+               array_agg(u.pk ORDER BY c.o) AS pks, array_agg(u.k ORDER BY c.o) AS keys,
+               array_agg(u.e3 ORDER BY c.o) AS e3, array_agg(u.e4 ORDER BY c.o) AS e4
+          INTO v_rows
+          FROM unnest(i_types, i_payloads, i_partition_keys, i_idem_keys, i_extra3, i_extra4)
+                   WITH ORDINALITY AS u(t, p, pk, k, e3, e4, o)
+          JOIN unnest(v_claim_ords) AS c(o) ON c.o = u.o;
+        PERFORM pgque.insert_event_rows(q, v_claim_ids, v_rows.types, v_rows.payloads, v_rows.pks, v_rows.keys,
+                                        v_rows.e3, v_rows.e4);
+    END IF;
+
+    -- Written positions answer from the claim; the others (live keys, repeats of a key inside
+    -- the call) from the claim row, which holds the id of the event the key stands for.
     RETURN QUERY
-        SELECT u.o::int, i.event_id, NOT (u.o::int = ANY (coalesce(v_pos, '{}'::int[])))
+        SELECT u.o::int,
+               CASE WHEN c.id IS NOT NULL THEN c.id
+                    ELSE (SELECT i.event_id FROM pgque.idem i WHERE i.queue_id = q.queue_id AND i.idem_key = u.k) END,
+               c.id IS NULL
           FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
-          LEFT JOIN pgque.idem i ON i.queue_id = q.queue_id AND i.idem_key = u.k
+          LEFT JOIN unnest(v_claim_ords, v_claim_ids) AS c(o, id) ON c.o = u.o
          ORDER BY u.o;
 END
 $$;

@@ -130,6 +130,8 @@ REVOKE ALL ON FUNCTION
     pgque.insert_tick(int4),
     pgque.active_event_table(int4),
     pgque.insert_events_raw(pgque.queue, text[], text[], text[], text[], text[], text[]),
+    pgque.draw_event_ids(pgque.queue, int),
+    pgque.insert_event_rows(pgque.queue, bigint[], text[], text[], text[], text[], text[], text[]),
     pgque.check_event_arrays(text[], text[], text[], text[], text[], text[]),
     pgque.batch_event_rows(bigint, bigint, int, int, int),
     pgque.batch_messages(bigint, bigint, int, int, int),

@@ -81,4 +81,35 @@ final class RawWrites {
             c.setAutoCommit(true);
         }
     }
+
+    /** As {@link #sendEvents}, through {@code send_idem_events} with a fresh key per event. */
+    static void sendIdemEvents(Connection c, String queue, String type, int count, int batch,
+                               IntFunction<String> payload, IntFunction<String> key) throws SQLException {
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement(
+                "select count(*) from pgque.send_idem_events(?, ?, ?, ?, interval '1 hour', ?)")) {
+            for (int from = 0; from < count; from += batch) {
+                int n = Math.min(count, from + batch) - from;
+                String[] types = new String[n];
+                String[] payloads = new String[n];
+                String[] idemKeys = new String[n];
+                String[] keys = new String[n];
+                Arrays.fill(types, type);
+                for (int i = 0; i < n; i++) {
+                    payloads[i] = payload.apply(from + i);
+                    idemKeys[i] = queue + "-0-" + (from + i);
+                    keys[i] = key.apply(from + i);
+                }
+                ps.setString(1, queue);
+                ps.setArray(2, c.createArrayOf("text", types));
+                ps.setArray(3, c.createArrayOf("text", payloads));
+                ps.setArray(4, c.createArrayOf("text", idemKeys));
+                ps.setArray(5, c.createArrayOf("text", keys));
+                ps.executeQuery().close();
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
 }

@@ -53,6 +53,9 @@ final class SinkBenchmark {
     // -Dsink.pgstats=true prints the server's statements by total time over the measured rounds.
     private static final boolean PG_STATS = Boolean.getBoolean("sink.pgstats");
     private static final String WARM_UP = System.getProperty("sink.warmup", "0,1,2,3");
+    // -Dsink.rows=1,2,6,7 runs only those rows (numbered from 0 in the order below); the
+    // summary then gives the ratios whose rows ran.
+    private static final String ROWS = System.getProperty("sink.rows", "");
     private static final int PARTITIONS = 3;
     private static final String STRUCT_TOPIC = "bench_struct";
     private static final String STRING_TOPIC = "bench_string";
@@ -91,12 +94,16 @@ final class SinkBenchmark {
                     new Row("sink, 1 task, Struct values, at_least_once, dedup on",
                             name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.STRUCT, 1,
                                     Map.of("pgque.dedup.key", "${topic}-${partition}-${offset}",
-                                            "pgque.dedup.ttl.ms", "3600000")))));
+                                            "pgque.dedup.ttl.ms", "3600000")))),
+                    new Row("baseline: send_idem_events, " + BASELINE_BATCH + " events per call, one JDBC connection",
+                            name -> timedQueue(c, name, q -> RawWrites.sendIdemEvents(c, q, TYPE, RECORDS, BASELINE_BATCH,
+                                    Documents::json, Documents::key))));
+            List<Integer> selected = selectedRows(rows.size());
 
             // A full run of each kind of path first: class loading, the first consumer group
             // join and the JIT's compiling are then charged to no figure.
             for (String row : WARM_UP.split(",")) {
-                if (!row.isBlank()) {
+                if (!row.isBlank() && selected.contains(Integer.parseInt(row.trim()))) {
                     rows.get(Integer.parseInt(row.trim())).body().run("warm_" + row.trim());
                 }
             }
@@ -110,7 +117,7 @@ final class SinkBenchmark {
             List<List<Run>> runs = new ArrayList<>();
             rows.forEach(r -> runs.add(new ArrayList<>()));
             for (int round = 0; round < ROUNDS; round++) {
-                for (int row = 0; row < rows.size(); row++) {
+                for (int row : selected) {
                     Run run = rows.get(row).body().run("r" + round + "_" + row);
                     runs.get(row).add(run);
                     System.err.printf(Locale.ROOT, "round %d, %s: %.2f s%n", round, rows.get(row).label(), run.seconds());
@@ -125,33 +132,62 @@ final class SinkBenchmark {
                     "what", "records", "seconds", "records/s", "ratio", "JVM CPU, cores");
             System.out.println("|" + "-".repeat(72) + "|" + "-".repeat(10) + "|" + "-".repeat(10) + "|"
                     + "-".repeat(12) + "|" + "-".repeat(8) + "|" + "-".repeat(16) + "|");
-            Run insert = Run.median(runs.get(0));
-            Run sendEvents = Run.median(runs.get(1));
-            print(rows.get(0).label(), insert, null);
-            print(rows.get(1).label() + " (ratio to INSERT)", sendEvents, insert);
-            for (int row = 2; row < rows.size(); row++) {
-                print(rows.get(row).label(), Run.median(runs.get(row)), sendEvents);
+            Run insert = median(runs, 0);
+            Run sendEvents = median(runs, 1);
+            for (int row : selected) {
+                Run baseline = row == 0 ? null : row == 1 ? insert : sendEvents;
+                print(rows.get(row).label() + (row == 1 ? " (ratio to INSERT)" : ""), median(runs, row), baseline);
             }
             System.out.println();
             System.out.println("Ratios of sink rows are to the send_events baseline. Per-round ratios (same round):");
-            for (int row = 1; row < rows.size(); row++) {
+            for (int row : selected) {
+                int base = row == 1 ? 0 : 1;
+                if (row == 0 || runs.get(base).isEmpty()) {
+                    continue;
+                }
                 StringBuilder line = new StringBuilder("- " + rows.get(row).label() + ":");
                 for (int round = 0; round < ROUNDS; round++) {
-                    Run base = runs.get(row == 1 ? 0 : 1).get(round);
-                    line.append(String.format(Locale.ROOT, " %.2f", base.seconds() / runs.get(row).get(round).seconds()));
+                    line.append(String.format(Locale.ROOT, " %.2f",
+                            runs.get(base).get(round).seconds() / runs.get(row).get(round).seconds()));
                 }
                 System.out.println(line);
             }
-            Run struct = Run.median(runs.get(2));
-            System.out.printf(Locale.ROOT, "String / Struct %.2f; 2 tasks / 1 task %.2f; exactly_once / at_least_once %.2f; "
-                            + "dedup on / off %.2f%n",
-                    struct.seconds() / Run.median(runs.get(3)).seconds(), struct.seconds() / Run.median(runs.get(4)).seconds(),
-                    struct.seconds() / Run.median(runs.get(5)).seconds(), struct.seconds() / Run.median(runs.get(6)).seconds());
+            ratio("String / Struct", runs, 2, 3);
+            ratio("2 tasks / 1 task", runs, 2, 4);
+            ratio("exactly_once / at_least_once", runs, 2, 5);
+            ratio("dedup on / off", runs, 2, 6);
+            ratio("send_idem_events / send_events", runs, 1, 7);
             if (PG_STATS) {
                 PgStatements.print(c, 12);
             }
         } finally {
             connect.stop();
+        }
+    }
+
+    private static List<Integer> selectedRows(int count) {
+        List<Integer> selected = new ArrayList<>();
+        for (int row = 0; row < count; row++) {
+            if (ROWS.isBlank() || List.of(ROWS.split(",")).stream().map(String::trim).toList().contains(Integer.toString(row))) {
+                selected.add(row);
+            }
+        }
+        return selected;
+    }
+
+    private static Run median(List<List<Run>> runs, int row) {
+        return runs.get(row).isEmpty() ? null : Run.median(runs.get(row));
+    }
+
+    /** Prints base / candidate of the medians when both rows ran (higher is faster candidate). */
+    private static void ratio(String what, List<List<Run>> runs, int base, int candidate) {
+        if (!runs.get(base).isEmpty() && !runs.get(candidate).isEmpty()) {
+            System.out.printf(Locale.ROOT, "%s %.2f (median runs); per round:", what,
+                    Run.median(runs.get(base)).seconds() / Run.median(runs.get(candidate)).seconds());
+            for (int round = 0; round < ROUNDS; round++) {
+                System.out.printf(Locale.ROOT, " %.2f", runs.get(base).get(round).seconds() / runs.get(candidate).get(round).seconds());
+            }
+            System.out.println();
         }
     }
 

@@ -5,8 +5,10 @@
 package io.pgque.client;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * One worker of a cooperative consumer (experimental): the workers ("subconsumers") of logical
@@ -138,6 +140,35 @@ public final class CoopConsumer {
                 max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, subconsumer, max, dead),
                 (batchId, after) -> Sql.stream(c, READ_BATCH, pageSize, Rows::message, batchId, after,
                         WholeBatch.ALL)));
+    }
+
+    /**
+     * The first at most {@code max} events of this worker's batch (taken as {@link #receive(int)}
+     * takes it), for a reader that streams a batch rather than holding it whole; the rest, when the
+     * page is full, comes from {@link #openRest}.
+     *
+     * @return the page, or empty when no window with events is ready
+     */
+    public Optional<BatchPage> receivePage(int max) {
+        WholeBatch.checkPageSize(max);
+        String dead = deadInterval == null ? null : Intervals.text(deadInterval);
+        return db.run(what("receive"), c -> {
+            List<Message> page = Sql.list(c, RECEIVE, Rows::message, queue, consumer, subconsumer, max, dead);
+            return page.isEmpty() ? Optional.empty() : Optional.of(new BatchPage(page.get(0).batchId(), page, max));
+        });
+    }
+
+    /**
+     * Opens a cursor over the events of batch {@code batchId} after event {@code afterMsgId}, on
+     * a connection of {@code connections} that the cursor keeps until closed or read to its end
+     * (see {@link BatchCursor}).
+     *
+     * @throws BatchNotFoundException if the batch is no longer open
+     */
+    public BatchCursor openRest(DataSource connections, long batchId, long afterMsgId) {
+        Objects.requireNonNull(connections, "connections");
+        return BatchCursor.open(connections, batchId, what("read batch " + batchId), READ_BATCH,
+                batchId, afterMsgId, WholeBatch.ALL);
     }
 
     /**

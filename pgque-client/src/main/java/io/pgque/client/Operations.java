@@ -4,6 +4,7 @@
  */
 package io.pgque.client;
 
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -64,11 +65,28 @@ public final class Operations {
     }
 
     /**
+     * Step 2 of table rotation: stamps each queue that {@link #maint()} switched to its next
+     * event table with this transaction's id, which later rotations and tick clean-up compare
+     * snapshots against. It must be a transaction of its own, after {@code maint()}'s committed.
+     *
+     * @return how many queues were stamped
+     */
+    public int maintRotateTablesStep2() {
+        return db.run("maint_rotate_tables_step2", c -> Sql.count(c, "select pgque.maint_rotate_tables_step2()"));
+    }
+
+    /**
      * Moves every retry whose time has come back into its queue (a later tick then delivers it);
      * returns how many moved.
      */
     public int maintRetryEvents() {
         return db.run("maint_retry_events", c -> Sql.count(c, "select pgque.maint_retry_events()"));
+    }
+
+    /** The engine's health roll-up ({@code pgque.status()}), one row per component, in its order. */
+    public List<ComponentStatus> status() {
+        return db.run("read engine status", c -> Sql.list(c, "select component, status, detail from pgque.status()",
+                rs -> new ComponentStatus(rs.getString(1), rs.getString(2), rs.getString(3))));
     }
 
     /** The installed engine's version. */

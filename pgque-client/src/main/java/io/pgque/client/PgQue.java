@@ -134,4 +134,9 @@ public final class PgQue {
     public CoopConsumer coopConsumer(String queue, String consumer, String subconsumer) {
         return new CoopConsumer(db, queue, consumer, subconsumer, null);
     }
+
+    /** The Kafka offsets the sink connector {@code connector} stores beside the events it writes. */
+    public SinkOffsets sinkOffsets(String connector) {
+        return new SinkOffsets(db, connector);
+    }
 }

@@ -138,10 +138,6 @@ public final class Producer {
 
     private static <E> Array texts(Connection c, List<E> items, Function<E, String> field)
             throws SQLException {
-        String[] values = new String[items.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = field.apply(items.get(i));
-        }
-        return c.createArrayOf("text", values);
+        return Sql.array(c, "text", items, field, String[]::new);
     }
 }

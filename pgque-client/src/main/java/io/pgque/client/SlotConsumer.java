@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
 
 /**
  * One worker's handle on a partitioned consumer: the consumer reads {@code queue} through
@@ -202,6 +203,50 @@ public final class SlotConsumer {
             ackIfOpen(c, slot, batchId);
             return readWhole(c, slot, pageSize);
         });
+    }
+
+    /**
+     * The first at most {@code max} events of the slot's batch (opening the next one when none
+     * is open): for a reader that streams a batch rather than holding it whole. The rest, if the
+     * page is full, comes from {@link #openRest}. Requires this worker's lease, and renews it.
+     *
+     * @return the page, or empty when the slot has no events ready
+     */
+    public Optional<BatchPage> receivePage(int slot, int max) {
+        WholeBatch.checkPageSize(max);
+        return db.run(what("receive on slot " + slot), c -> firstPage(c, slot, max));
+    }
+
+    /**
+     * {@link #ack(int, long)} and {@link #receivePage} in one transaction; as
+     * {@link #ackAndReceive(int, long, int)}, a batch other than {@code batchId} is not acked but
+     * returned.
+     */
+    public Optional<BatchPage> ackAndReceivePage(int slot, long batchId, int max) {
+        WholeBatch.checkPageSize(max);
+        return db.run(what("ack batch " + batchId + " and receive on slot " + slot), c -> {
+            ackIfOpen(c, slot, batchId);
+            return firstPage(c, slot, max);
+        });
+    }
+
+    /**
+     * Opens a cursor over the events of the slot's open batch {@code batchId} after event
+     * {@code afterMsgId}, on a connection of {@code connections} that the cursor keeps until it
+     * is closed or read to its end (see {@link BatchCursor} for why). Checks and renews the lease.
+     *
+     * @throws SlotFencedException    if another worker holds the slot
+     * @throws BatchNotFoundException if the slot has no open batch
+     */
+    public BatchCursor openRest(DataSource connections, int slot, long batchId, long afterMsgId) {
+        Objects.requireNonNull(connections, "connections");
+        return BatchCursor.open(connections, batchId, what("read batch " + batchId + " on slot " + slot),
+                READ_BATCH, queue, consumer, slot, n, workerId, afterMsgId, WholeBatch.ALL);
+    }
+
+    private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {
+        List<Message> page = Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max);
+        return page.isEmpty() ? Optional.empty() : Optional.of(new BatchPage(page.get(0).batchId(), page, max));
     }
 
     /**

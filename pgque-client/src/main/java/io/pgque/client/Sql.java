@@ -4,6 +4,7 @@
  */
 package io.pgque.client;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,6 +12,8 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * Runs one prepared statement with bound parameters. Values are always bound, never spliced into
@@ -79,6 +82,19 @@ final class Sql {
             throw new SQLException("unexpected NULL from: " + sql);
         }
         return n.intValue();
+    }
+
+    /**
+     * A SQL array of {@code type} holding one field of each item, in order (a null field is a
+     * NULL element).
+     */
+    static <E, V> Array array(Connection c, String type, List<E> items, Function<E, V> field,
+                              IntFunction<V[]> newArray) throws SQLException {
+        V[] values = newArray.apply(items.size());
+        for (int i = 0; i < values.length; i++) {
+            values[i] = field.apply(items.get(i));
+        }
+        return c.createArrayOf(type, values);
     }
 
     private static void bind(PreparedStatement ps, Object[] params) throws SQLException {

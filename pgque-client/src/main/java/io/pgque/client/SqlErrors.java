@@ -34,6 +34,7 @@ final class SqlErrors {
             case "PQ007": return new InstallRefusedException(message, state, e);
             case "PQ008": return new MessageNotFoundException(message, state, e);
             case "PQ009": return new WrongApiException(message, state, e);
+            case "PQ010": return new SinkOffsetsFencedException(message, state, e);
             case "PQ011": return new SlotSetChangedException(message, state, e);
             case "42501": return new PermissionDeniedException(message, state, e);
             case "22023": return new InvalidArgumentException(message, state, e);

@@ -80,6 +80,16 @@ final class ClientTesting {
         }
     }
 
+    /**
+     * A login role granted {@code engineRole}. Roles are cluster-wide and the server is shared:
+     * created once, and a previous run's role is reused.
+     */
+    static void loginRole(DataSource superuser, String role, String engineRole) {
+        exec(superuser, "do $$ begin if not exists (select 1 from pg_roles where rolname = '" + role + "') "
+                + "then create role " + role + " login; end if; end $$");
+        exec(superuser, "grant " + engineRole + " to " + role);
+    }
+
     /** Runs a fixed statement (test set-up only; never built from values). */
     static void exec(DataSource ds, String sql) {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {

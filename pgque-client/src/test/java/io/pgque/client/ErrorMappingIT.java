@@ -5,7 +5,6 @@
 package io.pgque.client;
 
 import static io.pgque.client.ClientTesting.awaitBatch;
-import static io.pgque.client.ClientTesting.exec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -33,10 +32,7 @@ class ErrorMappingIT {
         pq = PgQue.using(db.superuser());
         pq.queues().create("q");
         pq.consumer().subscribe("q", "c");
-        // roles are cluster-wide: create once, tolerate a previous run of this class
-        exec(db.superuser(), "do $$ begin if not exists (select 1 from pg_roles where rolname = 'client_it_writer') "
-                + "then create role client_it_writer login; end if; end $$");
-        exec(db.superuser(), "grant pgque_writer to client_it_writer");
+        ClientTesting.loginRole(db.superuser(), "client_it_writer", "pgque_writer");
     }
 
     @Test

@@ -90,9 +90,12 @@ class SlotConsumerIT {
         assertTrue(w1.status().isEmpty());
     }
 
-    @Test
-    void slotBatchLargerThanThePageIsReadWhole() {
-        String q = queue("q_slot_pages");
+    /**
+     * A new queue {@code q} with 250 events in one batch (every fifth of tenant-b, slot 1, the
+     * rest of tenant-a, slot 0; payload a{i}), and a worker of N = 2 holding slot 0.
+     */
+    private static SlotConsumer slot0AfterTenantRound(String q) {
+        queue(q);
         SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
         w.subscribe();
         List<Event> events = IntStream.range(0, 250)
@@ -101,6 +104,12 @@ class SlotConsumerIT {
         pq.producer().sendBatch(q, events);
         tick(pq, q);
         w.claim(0, TTL).orElseThrow();
+        return w;
+    }
+
+    @Test
+    void slotBatchLargerThanThePageIsReadWhole() {
+        SlotConsumer w = slot0AfterTenantRound("q_slot_pages");
         Batch batch = w.receive(0, 100).orElseThrow();
         assertEquals(200, batch.size());
         assertTrue(batch.messages().stream().allMatch(m -> m.partitionKey().equals("tenant-a")));
@@ -108,6 +117,45 @@ class SlotConsumerIT {
             assertTrue(batch.messages().get(i - 1).msgId() < batch.messages().get(i).msgId());
         }
         w.ack(0);
+    }
+
+    /**
+     * A batch read as a first page and the rest through a cursor, chunk by chunk: every event of
+     * the slot once, in order; while the cursor is open the slot's lease row is free (a renewal
+     * on another connection goes through at once) and another worker's cursor is refused.
+     */
+    @Test
+    void aBatchIsStreamedInChunksThroughACursorThatHoldsNoLock() throws Exception {
+        String q = "q_slot_cursor";
+        SlotConsumer w = slot0AfterTenantRound(q);
+        BatchPage first = w.receivePage(0, 30).orElseThrow();
+        assertTrue(first.full());
+        assertEquals(30, first.messages().size());
+        assertThrows(SlotFencedException.class,
+                () -> pq.slotConsumer(q, "g", 2, "intruder").openRest(ds, 0, first.batchId(), first.lastMsgId()));
+
+        List<Message> all = new java.util.ArrayList<>(first.messages());
+        int chunks = 0;
+        try (BatchCursor rest = w.openRest(ds, 0, first.batchId(), first.lastMsgId())) {
+            // The cursor holds no row lock: a renewal on another connection does not wait for it.
+            java.util.concurrent.CompletableFuture<Optional<SlotLease>> renewal =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> w.claim(0, TTL));
+            assertTrue(renewal.get(10, java.util.concurrent.TimeUnit.SECONDS).isPresent());
+            List<Message> chunk;
+            while (!(chunk = rest.next(40)).isEmpty()) {
+                assertTrue(chunk.size() <= 40);
+                all.addAll(chunk);
+                chunks++;
+            }
+            assertTrue(rest.exhausted());
+            assertEquals(List.of(), rest.next(40));
+        }
+        assertEquals(5, chunks, "170 events after the first page, 40 at a time");
+        assertEquals(200, all.size());
+        assertEquals(IntStream.range(0, 250).filter(i -> i % 5 != 0).mapToObj(i -> "a" + i).toList(),
+                all.stream().map(Message::payload).toList());
+        w.ack(0);
+        assertThrows(BatchNotFoundException.class, () -> w.openRest(ds, 0, first.batchId(), first.lastMsgId()));
     }
 
     @Test

@@ -28,6 +28,8 @@ class SqlErrorsTest {
                 Map.entry("PQ007", InstallRefusedException.class),
                 Map.entry("PQ008", MessageNotFoundException.class),
                 Map.entry("PQ009", WrongApiException.class),
+                Map.entry("PQ010", SinkOffsetsFencedException.class),
+                Map.entry("PQ011", SlotSetChangedException.class),
                 Map.entry("42501", PermissionDeniedException.class),
                 Map.entry("22023", InvalidArgumentException.class));
         expected.forEach((state, type) -> {

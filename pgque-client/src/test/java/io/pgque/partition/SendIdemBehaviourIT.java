@@ -462,4 +462,77 @@ class SendIdemBehaviourIT {
         assertEquals(Boolean.FALSE, later.get(0).deduped());
         assertNotEquals(first.get(0).eventId(), later.get(0).eventId());
     }
+
+    @Test
+    void send_idem_events_expiry_is_computed_after_the_lock_wait() throws Exception {
+        String q = warmQueue("q_ev_race_expiry");
+        // a is closed first, so its locks go before b (which may be waiting on them) is closed
+        try (Connection b = ds.getConnection(); Connection a = ds.getConnection()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(true);
+            int bPid = Db.one(b, Integer.class, "select pg_backend_pid()");
+            Pq.sendIdem(a, q, "evt", "from A", "held", "10 seconds", null);
+            Future<List<Idem>> fb = pool.submit(() -> Pq.sendIdemEvents(b, q, arr("t", "t"), arr("free", "from B"),
+                    arr("free", "held"), "10 seconds", null, null, null));
+            awaitLockWait(bPid);
+            Db.exec(a, "select pg_sleep(1.5)"); // B keeps waiting while A holds the key
+            OffsetDateTime released = Db.one(a, OffsetDateTime.class, "select clock_timestamp()");
+            a.rollback();
+            List<Idem> rb = fb.get(10, TimeUnit.SECONDS);
+            assertEquals(List.of(Boolean.FALSE, Boolean.FALSE), rb.stream().map(Idem::deduped).toList());
+            for (String key : List.of("free", "held")) {
+                OffsetDateTime expires = Db.one(ds, OffsetDateTime.class, "select i.expires_at from pgque.idem i"
+                        + " join pgque.queue q on q.queue_id = i.queue_id where q.queue_name = ? and i.idem_key = ?", q, key);
+                assertFalse(expires.isBefore(released.plusSeconds(10)),
+                        "key " + key + ": B's window must start when B got its keys (" + released + " + 10 s): " + expires);
+            }
+            assertEquals("from B", event(q, rb.get(1).eventId()).get("ev_data"));
+        }
+    }
+
+    @Test
+    void send_idem_events_mixing_live_repeated_and_fresh_keys_writes_fresh_ones_in_input_order() {
+        String q = newQueue("q_ev_mixed");
+        Idem live = Pq.sendIdem(ds, q, "t", "old", "live", "1 hour");
+        List<Idem> r = Pq.sendIdemEvents(ds, q, arr("t", "t", "t", "t", "t", "t"), arr("z", "live-again", "a", "z-again", "m", "live-3"),
+                arr("kz", "live", "ka", "kz", "km", "live"), "1 hour", arr("p", "p", "p", "p", "p", "p"), null, null);
+        assertEquals(List.of(false, true, false, true, false, true), r.stream().map(Idem::deduped).toList());
+        assertEquals(List.of(1, 2, 3, 4, 5, 6), r.stream().map(Idem::ord).toList());
+        assertEquals(live.eventId(), r.get(1).eventId());
+        assertEquals(live.eventId(), r.get(5).eventId());
+        assertEquals(r.get(0).eventId(), r.get(3).eventId());
+        // Keys claimed in key order, events written in input order: ids ascend with position.
+        assertTrue(r.get(0).eventId() < r.get(2).eventId() && r.get(2).eventId() < r.get(4).eventId(), "ids: " + r);
+        assertEquals("z", event(q, r.get(0).eventId()).get("ev_data"));
+        assertEquals("a", event(q, r.get(2).eventId()).get("ev_data"));
+        assertEquals("m", event(q, r.get(4).eventId()).get("ev_data"));
+        assertEquals("km", event(q, r.get(4).eventId()).get("ev_extra2"));
+        assertEquals(4, idemRows(q), "warm-up-free queue: live, kz, ka, km");
+        for (Idem row : r) {
+            assertEquals(row.eventId(), Db.one(ds, Long.class, "select i.event_id from pgque.idem i join pgque.queue q"
+                    + " on q.queue_id = i.queue_id where q.queue_name = ? and i.event_id = ?", q, row.eventId()),
+                    "every answered id is the one its claim stores");
+        }
+    }
+
+    @Test
+    void drop_queue_waits_for_an_open_idempotent_send_and_then_removes_its_claims() throws Exception {
+        String q = warmQueue("q_ev_drop");
+        int queueId = Db.one(ds, Integer.class, "select queue_id from pgque.queue where queue_name = ?", q);
+        try (Connection d = ds.getConnection(); Connection a = ds.getConnection()) {
+            a.setAutoCommit(false);
+            int dPid = Db.one(d, Integer.class, "select pg_backend_pid()");
+            Pq.sendIdemEvents(a, q, arr("t"), arr("p"), arr("in-flight"), "1 hour", null, null, null);
+            Future<?> drop = pool.submit(() -> {
+                Db.exec(d, "select pgque.drop_queue(?, true)", q);
+                return null;
+            });
+            awaitLockWait(dPid);
+            a.commit();
+            drop.get(10, TimeUnit.SECONDS);
+            assertEquals(0, Db.count(ds, "select count(*) from pgque.queue where queue_name = ?", q));
+            assertEquals(0, Db.count(ds, "select count(*) from pgque.idem where queue_id = ?", queueId),
+                    "the dropped queue's claims are gone");
+        }
+    }
 }

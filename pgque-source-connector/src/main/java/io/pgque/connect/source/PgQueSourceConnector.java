@@ -12,7 +12,7 @@ import io.pgque.connect.source.config.SourceConfigRules;
 import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.coop.CoopTasks;
-import io.pgque.connect.source.delivery.OffsetRequest;
+import io.pgque.connect.source.offsets.OffsetRequest;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;

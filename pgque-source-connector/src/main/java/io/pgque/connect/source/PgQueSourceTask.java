@@ -17,10 +17,10 @@ import io.pgque.connect.source.config.SourceMode;
 import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.coop.CoopTask;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPositions;
-import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.metrics.SourceMetrics;
+import io.pgque.connect.source.offsets.DeliveredPositions;
+import io.pgque.connect.source.offsets.OffsetStorePositions;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.RecordValues;
@@ -38,6 +38,7 @@ import io.pgque.connect.source.slot.WorkerIds;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.slf4j.Logger;
@@ -65,9 +66,11 @@ public class PgQueSourceTask extends SourceTask {
 
     private HikariDataSource dataSource;
     private HikariDataSource listenerDataSource;
+    private HikariDataSource cursorDataSource;
     private TickListener listener;
     private ConsumerSetup setup;
     private SlotSetSwitch poller;
+    private int connectionAttempts;
     private TickerDuty ticker;
     private SourceMetrics metrics;
     private ResizeMetrics resizeMetrics;
@@ -84,6 +87,7 @@ public class PgQueSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         SourceConfigRules.require(config);
+        connectionAttempts = config.connection().attempts();
         String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
         if (config.mode() == SourceMode.COOPERATIVE) {
             coop = CoopTask.start(config, props, connector, context);
@@ -95,8 +99,14 @@ public class PgQueSourceTask extends SourceTask {
 
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
+        // A slot streaming a batch larger than pgque.batch.max.events pins a connection for its
+        // cursor while it streams (see BatchCursor): a pool of their own, so the cursors can never
+        // starve the acks and lease renewals the streaming depends on. One per slot of the consumer
+        // is enough even if a resize gives this task more slots; none is kept while none streams.
+        cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-cursors", config.slots());
         setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
-                Duration.ofMillis(config.connection().backoffMs()));
+                config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
         DeliveredPositions positions = exactlyOnce
                 ? new OffsetStorePositions(context.offsetStorageReader(), config.queue(), config.consumer())
@@ -113,7 +123,8 @@ public class PgQueSourceTask extends SourceTask {
             SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
             UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
-                    config.pollInterval(), config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()),
+                    config.pollInterval(), config.batchMaxEvents(), cursorDataSource,
+                    Duration.ofMillis(config.connection().backoffMs()),
                     metrics, positions, boundary);
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                     new HashSet<>(setSlots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
@@ -129,6 +140,7 @@ public class PgQueSourceTask extends SourceTask {
         } catch (RuntimeException e) {
             resizeMetrics.close();
             metrics.close();
+            cursorDataSource.close();
             dataSource.close();
             throw e;
         }
@@ -161,12 +173,33 @@ public class PgQueSourceTask extends SourceTask {
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
         if (coop != null) {
-            return coop.poll();
+            return withConnectionAttempts(coop::poll);
         }
         if (!setup.ready()) {
             return null;
         }
-        return poller.poll();
+        return withConnectionAttempts(poller::poll);
+    }
+
+    @FunctionalInterface
+    private interface Poll {
+        List<SourceRecord> poll() throws InterruptedException;
+    }
+
+    /**
+     * The pollers wait connection.backoff.ms after a transient failure, then report it; the
+     * worker hears of it after connection.attempts of them in a row, as a sink task's does.
+     */
+    private List<SourceRecord> withConnectionAttempts(Poll poll) throws InterruptedException {
+        for (int failures = 1; ; failures++) {
+            try {
+                return poll.poll();
+            } catch (RetriableException e) {
+                if (failures >= connectionAttempts) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**
@@ -205,6 +238,9 @@ public class PgQueSourceTask extends SourceTask {
         }
         if (ticker != null) {
             ticker.close();
+        }
+        if (cursorDataSource != null) {
+            cursorDataSource.close();
         }
         if (metrics != null) {
             metrics.close();

@@ -11,7 +11,7 @@ import io.pgque.connect.source.FaultInjectingDataSource.When;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.record.EventHeaders;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
@@ -43,8 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A transient database error at every step of the lease loop — claim and renew, receive, read
- * a page, ack (failing before the statement, or after the commit with the answer lost) — and
+ * A transient database error at every step of the lease loop — claim and renew, receive, open
+ * the cursor over the rest of a batch, read a chunk from it, ack (failing before the statement, or after the commit with the answer lost) — and
  * at every occurrence of that step in a run, so it strikes both the slot being served and the
  * side steps for the other slot. Afterwards every slot delivers all its events, each key in
  * send order, and every batch ends acked.
@@ -87,6 +87,7 @@ class SlotPollerFaultIT {
             all.add(Arguments.of("claim_slot", When.BEFORE_STATEMENT, nth));
             all.add(Arguments.of("receive_partitioned", When.BEFORE_STATEMENT, nth));
             all.add(Arguments.of("read_batch_partitioned", When.BEFORE_STATEMENT, nth));
+            all.add(Arguments.of("fetch forward", When.BEFORE_STATEMENT, nth));
             all.add(Arguments.of("ack_partitioned", When.BEFORE_STATEMENT, nth));
             all.add(Arguments.of("ack_partitioned", When.AFTER_COMMIT, nth));
         }
@@ -222,7 +223,7 @@ class SlotPollerFaultIT {
         RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
-                records, TTL, Duration.ofMillis(50), PAGE, Duration.ofMillis(10), SlotEvents.NONE,
+                records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), SlotEvents.NONE,
                 DeliveredPositions.NONE, BatchBoundary.NONE);
     }
 

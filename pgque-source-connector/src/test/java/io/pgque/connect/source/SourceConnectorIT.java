@@ -7,7 +7,7 @@ package io.pgque.connect.source;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgque.client.Event;
-import io.pgque.connect.source.record.SourceOffsets;
+import io.pgque.connect.source.offsets.SourceOffsets;
 import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

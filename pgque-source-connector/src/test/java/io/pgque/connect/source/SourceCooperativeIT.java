@@ -122,6 +122,8 @@ class SourceCooperativeIT {
         config.put("pgque.ticker.enabled", "true");
         // A task that stops with a batch out keeps it; at-least-once lets a sibling take it after this.
         config.put("pgque.lease.ttl.ms", "3000");
+        // Batches here hold dozens of events: small chunks make each batch stream through its cursor.
+        config.put("pgque.batch.max.events", "16");
         if (exactlyOnce) {
             config.put("pgque.delivery.guarantee", "exactly_once");
             config.put("exactly.once.support", "required");

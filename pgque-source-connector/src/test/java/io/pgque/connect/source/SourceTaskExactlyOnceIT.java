@@ -26,6 +26,7 @@ import static io.pgque.connect.source.HandDrivenTask.sendRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Exactly-once mode of the task against a real PostgreSQL, driven by hand in place of the worker:
@@ -99,6 +100,52 @@ class SourceTaskExactlyOnceIT {
             pollQuietly(heir);
             return pg.lastTick(queue, queue, 0) > tickBefore;
         });
+    }
+
+    /**
+     * A batch larger than {@code pgque.batch.max.events} goes out in chunks, each chunk one Kafka
+     * transaction; a task that dies after Kafka committed the first chunk and while the second is
+     * out leaves an heir that sends the rest of the batch from the first uncommitted event, in
+     * order, in chunks again, and acks the batch after the last one.
+     */
+    @Test
+    void aBatchLargerThanAChunkIsATransactionPerChunkAndResumesAfterTheLastCommittedChunk() throws Exception {
+        String queue = "eos_chunks";
+        List<String> keys = setUp(queue);
+        sendRound(pg, queue, keys, 0);
+        List<Object> all = values(keys, 0, 5);
+
+        FakeContext first = new FakeContext(chunked(props(queue)));
+        PgQueSourceTask dying = start(first);
+        List<SourceRecord> chunk1 = pollUntilRecords(dying);
+        assertEquals(all.subList(0, 4), values(chunk1), "a chunk of 4");
+        assertSame(chunk1.get(3), first.transactionEnds.get(0), "the transaction ends after the chunk");
+        commit(chunk1.get(3));
+        chunk1.forEach(r -> dying.commitRecord(r, null));
+        List<SourceRecord> chunk2 = pollUntilRecords(dying);
+        assertEquals(all.subList(4, 8), values(chunk2), "the next chunk follows on the next poll");
+        assertSame(chunk2.get(3), first.transactionEnds.get(1));
+        // The task dies with the second chunk's transaction open: Kafka holds the first chunk only.
+        awaitLeaseExpiry(queue);
+
+        PgQueSourceTask heir = start(new FakeContext(chunked(props(queue))));
+        List<SourceRecord> rest = new ArrayList<>();
+        long tickBefore = pg.lastTick(queue, queue, 0);
+        QueueFixture.await("the heir to send and ack the rest of the batch", Duration.ofSeconds(30), () -> {
+            List<SourceRecord> records = pollQuietly(heir);
+            if (records != null) {
+                assertTrue(records.size() <= 4, "no poll above a chunk");
+                rest.addAll(records);
+                records.forEach(r -> heir.commitRecord(r, null));
+            }
+            return pg.lastTick(queue, queue, 0) > tickBefore;
+        });
+        assertEquals(all.subList(4, all.size()), values(rest), "the batch resumes after the committed chunk");
+    }
+
+    private static Map<String, String> chunked(Map<String, String> props) {
+        props.put("pgque.batch.max.events", "4");
+        return props;
     }
 
     private List<String> setUp(String queue) {

@@ -59,8 +59,10 @@ public final class ConnectionConfigDef {
                 "Maximum number of database connections each task keeps open.",
                 GROUP, ++order, Width.SHORT, "Pool size");
         def.define(ATTEMPTS, Type.INT, ATTEMPTS_DEFAULT, Range.between(1, 1_000), Importance.MEDIUM,
-                "How many times a task tries to get a working connection before it reports a "
-                        + "retriable failure to the worker.",
+                "How many times in a row a task tries to get a working connection, " + BACKOFF_MS + " apart, "
+                        + "before it reports a retriable failure to the worker, which calls the task again: a sink "
+                        + "task within one put (its records are then delivered again), a source task within one "
+                        + "poll.",
                 GROUP, ++order, Width.SHORT, "Connection attempts");
         def.define(BACKOFF_MS, Type.LONG, BACKOFF_MS_DEFAULT, Range.between(0L, 300_000L), Importance.LOW,
                 "Wait between two connection attempts, in milliseconds.",

@@ -36,6 +36,20 @@ public final class DataSourceFactory {
         return new HikariDataSource(config);
     }
 
+    /**
+     * A pool of at most {@code maxConnections} that keeps none open while unused, for connections
+     * held for a while now and then (a source task's cursors over large batches), whatever
+     * {@code connection.pool.size} says.
+     */
+    public static HikariDataSource createOnDemand(ConnectionSettings settings, String poolName, int maxConnections) {
+        HikariConfig config = configure(settings, poolName);
+        config.setMaximumPoolSize(maxConnections);
+        config.setMinimumIdle(0);
+        log.info("Opening connection pool {} to {} as user '{}' (at most {} connections, none kept idle)",
+                poolName, settings.url(), settings.user(), maxConnections);
+        return new HikariDataSource(config);
+    }
+
     /** The pool configuration; separate from {@link #create} so it can be checked without a database. */
     static HikariConfig configure(ConnectionSettings settings, String poolName) {
         HikariConfig config = new HikariConfig();

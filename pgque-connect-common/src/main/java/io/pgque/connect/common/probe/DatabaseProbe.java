@@ -4,6 +4,8 @@
  */
 package io.pgque.connect.common.probe;
 
+import io.pgque.client.PgQue;
+import io.pgque.client.PgQueException;
 import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.ConnectionSettings;
 import org.postgresql.Driver;
@@ -208,24 +210,17 @@ public final class DatabaseProbe implements AutoCloseable {
         return bool("select rolsuper from pg_roles where rolname = current_user");
     }
 
-    /**
-     * The slot count a partitioned consumer of the queue is pinned to, or null when it has no
-     * slots yet; needs {@code pgque_reader}.
-     */
-    public Integer pinnedSlots(String queue, String consumer) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(
-                "select n from pgque.partition_slot_status where queue_name = ? and consumer = ? limit 1")) {
-            ps.setString(1, queue);
-            ps.setString(2, consumer);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getInt(1) : null;
-            }
-        }
-    }
-
     /** Whether the queue exists; needs {@code pgque.get_queue_info(text)}, which writers and readers have. */
     public boolean queueExists(String queue) throws SQLException {
-        return bool("select exists (select 1 from pgque.get_queue_info(?))", queue);
+        try {
+            return PgQue.using(connection).queues().info(queue).isPresent();
+        } catch (PgQueException e) {
+            // the probe's callers read the database's own error (its SQLSTATE and words)
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw e;
+        }
     }
 
     private boolean bool(String sql, Object... params) throws SQLException {

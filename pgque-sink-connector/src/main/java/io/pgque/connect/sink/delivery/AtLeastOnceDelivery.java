@@ -110,7 +110,8 @@ public final class AtLeastOnceDelivery implements Delivery {
         } catch (RetriableException e) {
             Map<TopicPartition, Long> from = put.firstOffsets();
             from.forEach((partition, offset) -> toSeek.merge(partition, offset, Math::min));
-            log.warn("{}; the records of {} will be delivered again from offsets {}", e.getMessage(), from.keySet(), from);
+            log.warn("{}; the records of {} will be delivered again from offsets {}", e.getMessage(), from.keySet(), from,
+                    e);
             return;
         } catch (RuntimeException e) {
             failed = e;

@@ -108,7 +108,7 @@ public final class ExactlyOnceDelivery implements Delivery {
             stored = store.read(dataSource);
         } catch (RuntimeException e) {
             log.warn("Could not read the stored Kafka offsets of {} on assignment ({}); they will be read before "
-                    + "the first write of each", partitions, e.getMessage());
+                    + "the first write of each", partitions, e.getMessage(), e);
             offsets.forget(partitions);
             return;
         }
@@ -221,7 +221,7 @@ public final class ExactlyOnceDelivery implements Delivery {
             offsets.forget(put.firstOffsets().keySet());
             context.timeout(redeliveryBackoffMs);
             log.warn("{}; the stored offsets of {} will be read again before their next write", e.getMessage(),
-                    put.firstOffsets().keySet());
+                    put.firstOffsets().keySet(), e);
         } catch (RuntimeException e) {
             failed = e;
             throw e;

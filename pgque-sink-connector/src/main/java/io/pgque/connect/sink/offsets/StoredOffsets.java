@@ -4,34 +4,30 @@
  */
 package io.pgque.connect.sink.offsets;
 
+import io.pgque.client.PgQue;
+import io.pgque.client.PgQueException;
+import io.pgque.client.SinkOffsets;
+import io.pgque.client.SinkOffsetsFencedException;
 import io.pgque.connect.sink.write.WriteFailedException;
 import org.apache.kafka.common.TopicPartition;
 
 import javax.sql.DataSource;
-import java.sql.Array;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * One connector's Kafka offsets as the engine stores them beside the events
- * ({@code pgque.sink_offsets}, {@code pgque.sink_commit_offsets}). Every task of the connector
- * shares the rows, keyed by topic and partition, so a partition that moves to another task in
- * a rebalance is resumed from where its previous owner committed.
+ * ({@code pgque.sink_offsets}, {@code pgque.sink_commit_offsets}, through the client's
+ * {@link SinkOffsets}). Every task of the connector shares the rows, keyed by topic and
+ * partition, so a partition that moves to another task in a rebalance is resumed from where its
+ * previous owner committed.
  */
 public final class StoredOffsets {
-
-    /**
-     * The SQLSTATE the engine raises when a stored offset is not the expected one. Its own code,
-     * so it is never mistaken for a serialization failure (40001), which is worth retrying as
-     * it is; a fenced transaction would be refused again.
-     */
-    static final String FENCED = "PQ010";
 
     private final String connector;
 
@@ -54,16 +50,10 @@ public final class StoredOffsets {
      *         connection from a missing function
      */
     public Map<TopicPartition, Long> read(DataSource dataSource) {
-        return inOwnTransaction(dataSource, "reading", connection -> {
+        return failingAs("reading the stored Kafka offsets", () -> {
             Map<TopicPartition, Long> stored = new HashMap<>();
-            try (PreparedStatement ps = connection.prepareStatement(
-                    "select topic, kafka_partition, next_offset from pgque.sink_offsets(?)")) {
-                ps.setString(1, connector);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        stored.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
-                    }
-                }
+            for (SinkOffsets.Stored offset : PgQue.using(dataSource).sinkOffsets(connector).read()) {
+                stored.put(new TopicPartition(offset.topic(), offset.partition()), offset.nextOffset());
             }
             return stored;
         });
@@ -81,31 +71,17 @@ public final class StoredOffsets {
         if (moves.isEmpty()) {
             return;
         }
-        int n = moves.size();
-        String[] topics = new String[n];
-        Integer[] partitions = new Integer[n];
-        Long[] expected = new Long[n];
-        Long[] next = new Long[n];
-        for (int i = 0; i < n; i++) {
-            OffsetMove move = moves.get(i);
-            topics[i] = move.partition().topic();
-            partitions[i] = move.partition().partition();
-            expected[i] = move.expected();
-            next[i] = move.next();
+        List<SinkOffsets.Move> engineMoves = new ArrayList<>(moves.size());
+        for (OffsetMove move : moves) {
+            engineMoves.add(new SinkOffsets.Move(move.partition().topic(), move.partition().partition(),
+                    move.expected(), move.next()));
         }
-        try (PreparedStatement ps = connection.prepareStatement(
-                "select pgque.sink_commit_offsets(?, ?, ?, ?, ?)")) {
-            ps.setString(1, connector);
-            ps.setArray(2, array(connection, "text", topics));
-            ps.setArray(3, array(connection, "int4", partitions));
-            ps.setArray(4, array(connection, "int8", expected));
-            ps.setArray(5, array(connection, "int8", next));
-            ps.executeQuery().close();
-        } catch (SQLException e) {
-            if (FENCED.equals(e.getSQLState())) {
-                throw new OffsetsFencedException(moves, e);
-            }
-            throw new WriteFailedException("storing the Kafka offsets of connector '" + connector + "'", e);
+        try {
+            PgQue.using(connection).sinkOffsets(connector).commit(engineMoves);
+        } catch (SinkOffsetsFencedException e) {
+            throw new OffsetsFencedException(moves, databaseError(e));
+        } catch (PgQueException e) {
+            throw new WriteFailedException("storing the Kafka offsets of connector '" + connector + "'", databaseError(e));
         }
     }
 
@@ -118,25 +94,11 @@ public final class StoredOffsets {
      * @throws WriteFailedException carrying the SQLSTATE
      */
     public int alter(DataSource dataSource, Map<TopicPartition, Long> offsets) {
-        List<Map.Entry<TopicPartition, Long>> entries = new ArrayList<>(offsets.entrySet());
-        int n = entries.size();
-        String[] topics = new String[n];
-        Integer[] partitions = new Integer[n];
-        Long[] next = new Long[n];
-        for (int i = 0; i < n; i++) {
-            topics[i] = entries.get(i).getKey().topic();
-            partitions[i] = entries.get(i).getKey().partition();
-            next[i] = entries.get(i).getValue();
-        }
-        return inOwnTransaction(dataSource, "altering", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("select pgque.sink_set_offsets(?, ?, ?, ?)")) {
-                ps.setString(1, connector);
-                ps.setArray(2, array(connection, "text", topics));
-                ps.setArray(3, array(connection, "int4", partitions));
-                ps.setArray(4, array(connection, "int8", next));
-                return single(ps);
-            }
-        });
+        List<SinkOffsets.Change> changes = new ArrayList<>(offsets.size());
+        offsets.forEach((partition, next) -> changes.add(
+                new SinkOffsets.Change(partition.topic(), partition.partition(), next)));
+        return failingAs("altering the stored Kafka offsets",
+                () -> PgQue.using(dataSource).sinkOffsets(connector).set(changes));
     }
 
     /**
@@ -146,39 +108,24 @@ public final class StoredOffsets {
      * @throws WriteFailedException carrying the SQLSTATE
      */
     public int reset(DataSource dataSource) {
-        return inOwnTransaction(dataSource, "resetting", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("select pgque.sink_reset_offsets(?)")) {
-                ps.setString(1, connector);
-                return single(ps);
-            }
-        });
+        return failingAs("resetting the stored Kafka offsets",
+                () -> PgQue.using(dataSource).sinkOffsets(connector).reset());
     }
 
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
-    private <T> T inOwnTransaction(DataSource dataSource, String doing, Work<T> work) {
-        try (Connection connection = dataSource.getConnection()) {
-            T result = work.run(connection);
-            if (!connection.getAutoCommit()) {
-                connection.commit();
-            }
-            return result;
-        } catch (SQLException e) {
-            throw new WriteFailedException(doing + " the stored Kafka offsets of connector '" + connector + "'", e);
+    private <T> T failingAs(String doing, Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (PgQueException e) {
+            throw new WriteFailedException(doing + " of connector '" + connector + "'", databaseError(e));
         }
     }
 
-    private static int single(PreparedStatement ps) throws SQLException {
-        try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
-
-    private static Array array(Connection connection, String type, Object[] values) throws SQLException {
-        return connection.createArrayOf(type, values);
+    /**
+     * The database's own error behind the client's (the client keeps it as the cause), so the
+     * message and the SQLSTATE the sink reports are the database's words, as for its other
+     * JDBC steps.
+     */
+    private static SQLException databaseError(PgQueException e) {
+        return e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage(), e.sqlState(), e);
     }
 }

@@ -124,6 +124,7 @@ public final class SinkWriter {
                     + " attempts, the worker will deliver the records again in " + backoffMs + " ms", e);
         }
         log.warn("{}; retry {} of {} in {} ms", failureMessage(batches, e), failures, retries, backoffMs);
+        log.debug("The failure behind retry {}", failures, e);
         try {
             Thread.sleep(backoffMs);
         } catch (InterruptedException interrupted) {

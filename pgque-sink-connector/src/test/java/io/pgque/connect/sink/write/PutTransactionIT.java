@@ -39,10 +39,12 @@ class PutTransactionIT {
         db = EmbeddedPg.newDatabase("sink_put_tx").installEngine();
         // Count calls of the engine's functions, to prove one statement per chunk.
         execute("alter database " + db.name() + " set track_functions = 'all'");
-        for (String queue : List.of("a", "b", "poisoned", "idem")) {
+        for (String queue : List.of("a", "b", "poisoned", "all_or_nothing", "idem")) {
             PgQue.using(db.superuser()).queues().create(queue);
         }
-        execute("alter table " + eventTable("poisoned") + " add constraint no_poison check (ev_data <> 'poison')");
+        for (String queue : List.of("poisoned", "all_or_nothing")) {
+            execute("alter table " + eventTable(queue) + " add constraint no_poison check (ev_data <> 'poison')");
+        }
     }
 
     @AfterAll
@@ -94,6 +96,26 @@ class PutTransactionIT {
             }
         }
         assertEquals(expected, payloads("poisoned"));
+    }
+
+    /**
+     * A put is sent a chunk (statement) at a time, all in one transaction: a refusal in its last
+     * chunk, with nobody to report it to, leaves nothing of the earlier chunks written.
+     */
+    @Test
+    void aRefusalInALaterChunkLeavesNothingOfTheEarlierChunksWritten() throws Exception {
+        List<PendingEvent> events = new ArrayList<>();
+        for (long offset = 0; offset < 20; offset++) {
+            events.add(pending("all_or_nothing", "t", 0, offset, offset == 18 ? "poison" : "ok-" + offset, null));
+        }
+        QueueBatches batches = QueueBatches.of(events, 8);
+        assertEquals(3, batches.chunks().size());
+        try (HikariDataSource pool = pool()) {
+            BadRecordException e = assertThrows(BadRecordException.class,
+                    () -> new PutTransaction(pool, new EventSender(null)).write(batches, false));
+            assertTrue(e.getMessage().contains("offset=18"), e.getMessage());
+        }
+        assertEquals(List.of(), payloads("all_or_nothing"), "the first two chunks were rolled back with the third");
     }
 
     @Test

@@ -138,7 +138,7 @@ public class SourceConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(SourceConfigDef.POLL_INTERVAL_MS));
     }
 
-    public int batchPageSize() {
+    public int batchMaxEvents() {
         return getInt(SourceConfigDef.BATCH_MAX_EVENTS);
     }
 

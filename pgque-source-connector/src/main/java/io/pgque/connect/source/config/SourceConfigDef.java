@@ -165,9 +165,12 @@ public final class SourceConfigDef {
                 POLLING_GROUP, ++order, Width.SHORT, "Poll interval (ms)");
         def.define(BATCH_MAX_EVENTS, Type.INT, BATCH_MAX_EVENTS_DEFAULT, Range.between(1, 100_000),
                 Importance.LOW,
-                "Events per round trip when reading a batch: a batch is always read whole, its first this-many "
-                        + "events with the receive, the rest in one more query, this many rows at a time.",
-                POLLING_GROUP, ++order, Width.SHORT, "Page size");
+                "Most records one poll() returns, and events per read from the database. A PgQue batch is "
+                        + "streamed in chunks of this size (its first chunk with the receive, the rest through a "
+                        + "cursor), a slot reading its next chunk while at most one is waiting for Kafka, so a task "
+                        + "holds at most two chunks per slot however large the batch; the batch is acked after its "
+                        + "last chunk is in Kafka. In exactly_once mode each chunk is one Kafka transaction.",
+                POLLING_GROUP, ++order, Width.SHORT, "Chunk size");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,
                 "How often each task logs its slots' lag, pending events and throughput at INFO, in "

@@ -4,21 +4,24 @@
  */
 package io.pgque.connect.source.coop;
 
-import io.pgque.client.Batch;
+import io.pgque.client.BatchCursor;
 import io.pgque.client.BatchNotFoundException;
+import io.pgque.client.BatchPage;
 import io.pgque.client.CoopConsumer;
 import io.pgque.client.Message;
 import io.pgque.client.PgQueException;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPosition;
+import io.pgque.connect.source.offsets.DeliveredPosition;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.slot.SlotEvents;
+import io.pgque.connect.source.slot.StreamedBatch;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,14 +31,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The loop of one cooperative worker (a task): at most one batch in flight; each
- * {@link #poll()} acks it once Kafka has every record of it and then takes the group's next
- * batch, or, while Kafka still has records of it, marks the worker alive
+ * The loop of one cooperative worker (a task): at most one batch in flight, handed over in
+ * chunks of at most {@code chunkSize} records as in the slot loop (a first page, then a cursor
+ * over the rest, the next chunk once all but one are in Kafka; see {@link StreamedBatch}); each
+ * {@link #poll()} acks the batch once Kafka has every record of it and then takes the group's
+ * next batch, or, while Kafka still has records of it, marks the worker alive
  * ({@code touch_subconsumer}) so no sibling takes the batch over meanwhile.
  *
  * <p>Threads as in the slot loop: {@link #poll()} and {@link #close} run the database calls
- * under this object's lock; Kafka's acknowledgements only count down the {@link CoopBatch} and
- * wake the poll thread.
+ * under this object's lock; Kafka's acknowledgements only count down the {@link StreamedBatch}
+ * and wake the poll thread.
  */
 public final class CoopPoller {
 
@@ -48,14 +53,15 @@ public final class CoopPoller {
     private final RecordFactory records;
     private final long touchEveryNanos;
     private final long restNanos;
-    private final int pageSize;
+    private final int chunkSize;
+    private final DataSource cursors;
     private final Duration backoff;
     private final SlotEvents events;
     private final Supplier<Optional<DeliveredPosition>> delivered;
     private final BatchBoundary boundary;
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
-    private CoopBatch inFlight;
+    private StreamedBatch inFlight;
     private boolean deliveryCheck = true;
     private long nextTouchNanos;
     private long nextReceiveNanos;
@@ -64,17 +70,20 @@ public final class CoopPoller {
      * @param consumer     this task's worker, with the dead interval it applies to silent siblings (or none)
      * @param touchEvery   how often the worker says it is alive while its batch waits for Kafka
      * @param pollInterval how long the worker rests after finding no batch, and the longest one poll() waits
+     * @param chunkSize    most records one poll() returns, and events per read from the database
+     * @param cursors      connections for the cursor over the rest of a large batch
      * @param delivered    the last position Kafka holds for this worker (exactly-once), else always empty
      * @param boundary     told where each batch ends, to end a Kafka transaction there
      */
     public CoopPoller(CoopConsumer consumer, RecordFactory records, Duration touchEvery, Duration pollInterval,
-                      int pageSize, Duration backoff, SlotEvents events,
+                      int chunkSize, DataSource cursors, Duration backoff, SlotEvents events,
                       Supplier<Optional<DeliveredPosition>> delivered, BatchBoundary boundary) {
         this.consumer = consumer;
         this.records = records;
         this.touchEveryNanos = touchEvery.toNanos();
         this.restNanos = pollInterval.toNanos();
-        this.pageSize = pageSize;
+        this.chunkSize = chunkSize;
+        this.cursors = cursors;
         this.backoff = backoff;
         this.events = events;
         this.delivered = delivered;
@@ -82,7 +91,7 @@ public final class CoopPoller {
     }
 
     /**
-     * The next whole batch, or null when none was ready within the poll interval.
+     * The next chunk of the worker's batch, or null when none was ready within the poll interval.
      *
      * @throws RetriableException when the database is unreachable for now (after a backoff)
      * @throws ConnectException   when reading cannot go on without a person
@@ -100,7 +109,8 @@ public final class CoopPoller {
                     if (batch != null) {
                         return batch;
                     }
-                    nextDue = inFlight == null ? nextReceiveNanos : nextTouchNanos;
+                    nextDue = inFlight == null ? nextReceiveNanos
+                            : inFlight.readyForMore() || inFlight.isDelivered() ? Long.MIN_VALUE : nextTouchNanos;
                 }
             } catch (PgQueException | ConnectException e) {
                 throw translate(e);
@@ -143,6 +153,7 @@ public final class CoopPoller {
         if (inFlight == null) {
             return;
         }
+        inFlight.closeCursor();
         try {
             if (inFlight.isDelivered()) {
                 ack(System.nanoTime());
@@ -152,7 +163,7 @@ public final class CoopPoller {
             }
         } catch (RuntimeException e) {
             log.warn("Could not ack {} of worker {} of {} on stopping; the task's next start delivers it again: {}",
-                    inFlight, consumer.subconsumer(), consumer.consumer(), e.getMessage());
+                    inFlight, consumer.subconsumer(), consumer.consumer(), e.getMessage(), e);
         }
     }
 
@@ -164,81 +175,109 @@ public final class CoopPoller {
                 if (now >= nextTouchNanos) {
                     touch(now);
                 }
-                return null;
+                return inFlight.readyForMore() ? readOn() : null;
             }
             ack(now);
         }
         if (now < nextReceiveNanos) {
             return null;
         }
-        Optional<Batch> received = consumer.receive(pageSize);
+        Optional<BatchPage> received = consumer.receivePage(chunkSize);
         now = System.nanoTime();
         if (received.isEmpty()) {
             nextReceiveNanos = now + restNanos;
             return null;
         }
-        return emit(received.get(), now);
+        BatchPage page = received.get();
+        StreamedBatch batch = new StreamedBatch(page.batchId(), 0, chunkSize, wakeups::offer);
+        if (deliveryCheck) {
+            checkDelivered(batch);
+            deliveryCheck = false;
+        }
+        inFlight = batch;
+        nextTouchNanos = now + touchEveryNanos;
+        return emitChunk(batch, page.messages(), !page.full());
     }
 
-    private List<SourceRecord> emit(Batch batch, long now) {
-        List<Message> toSend = batch.messages();
-        if (deliveryCheck) {
-            toSend = notYetInKafka(batch);
-            deliveryCheck = false;
-            if (toSend.isEmpty()) {
-                inFlight = new CoopBatch(batch.batchId(), 0, wakeups::offer);
-                events.batchSkipped(NO_SLOT, batch.size());
-                log.info("Batch {} ({} events) of worker {} of {} is in Kafka already (its offset was committed "
-                        + "with it); acking it without sending it again", batch.batchId(), batch.size(),
-                        consumer.subconsumer(), consumer.consumer());
-                ack(now);
-                return null;
+    /** The next chunk of the batch, through its cursor (opened again after a failure, from where reading stopped). */
+    private List<SourceRecord> readOn() {
+        StreamedBatch batch = inFlight;
+        List<Message> chunk;
+        try {
+            BatchCursor cursor = batch.cursor();
+            if (cursor == null) {
+                cursor = consumer.openRest(cursors, batch.batchId(), batch.restAfter());
+                batch.cursorOpened(cursor);
             }
+            chunk = cursor.next(chunkSize);
+        } catch (BatchNotFoundException e) {
+            // At-least-once: a sibling took the batch over after we were silent too long, and delivers it again.
+            log.warn("Worker {} of {} lost {} while reading it: {}", consumer.subconsumer(), consumer.consumer(), batch,
+                    e.getMessage());
+            batch.closeCursor();
+            inFlight = null;
+            nextReceiveNanos = System.nanoTime();
+            return null;
+        } catch (RuntimeException e) {
+            batch.closeCursor();
+            throw e;
         }
-        inFlight = new CoopBatch(batch.batchId(), toSend.size(), wakeups::offer);
+        return emitChunk(batch, chunk, chunk.size() < chunkSize);
+    }
+
+    private List<SourceRecord> emitChunk(StreamedBatch batch, List<Message> chunk, boolean last) {
+        List<Message> toSend = batch.take(chunk);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
-            out.add(records.create(message, consumer.subconsumer(), inFlight));
+            out.add(records.create(message, consumer.subconsumer(), batch));
         }
-        nextTouchNanos = now + touchEveryNanos;
+        if (last) {
+            batch.lastChunkTaken();
+            if (batch.resumed() && batch.sent() == 0) {
+                events.batchSkipped(NO_SLOT, (int) Math.min(batch.size(), Integer.MAX_VALUE));
+                log.info("Batch {} of worker {} of {} is in Kafka already, to its last event (its offset was "
+                        + "committed with it); acking it without sending it again", batch.batchId(),
+                        consumer.subconsumer(), consumer.consumer());
+            }
+        }
+        if (out.isEmpty()) {
+            return null; // all of it in Kafka already; a complete batch is acked on the next step
+        }
+        // Exactly-once: a Kafka transaction per chunk, as in the slot loop.
         boundary.batchEnds(out.get(out.size() - 1));
-        events.batchEmitted(NO_SLOT, toSend.size());
-        log.debug("Worker {} emitted {}", consumer.subconsumer(), inFlight);
+        events.batchEmitted(NO_SLOT, out.size());
+        log.debug("Worker {} emitted {} records of {}", consumer.subconsumer(), out.size(), batch);
         return out;
     }
 
     /**
-     * The part of the first batch after a start that Kafka does not hold yet. Only the first:
-     * a later batch is received after this task acked the one before, so none of it can be in
-     * Kafka already. The worker gets its open batch back under the same id after a restart,
-     * which is what makes the committed offset comparable.
+     * How much of the first batch after a start Kafka holds already. Only the first: a later
+     * batch is received after this task acked the one before, so none of it can be in Kafka
+     * already. The worker gets its open batch back under the same id after a restart, which is
+     * what makes the committed offset comparable.
      */
-    private List<Message> notYetInKafka(Batch batch) {
+    private void checkDelivered(StreamedBatch batch) {
         Optional<DeliveredPosition> position = delivered.get();
         if (position.isEmpty()) {
-            return batch.messages();
+            return;
         }
-        if (position.get().isAheadOf(batch)) {
+        if (position.get().isAheadOf(batch.batchId())) {
             log.warn("The committed offset of worker {} of {} is at batch {}, beyond its open batch {}: was the "
                     + "database restored from a backup? Sending the batch whole; reset the connector's offsets after "
                     + "such a restore.", consumer.subconsumer(), consumer.consumer(), position.get().batchId(),
                     batch.batchId());
-            return batch.messages();
+        } else if (position.get().batchId() == batch.batchId()) {
+            batch.heldInKafkaThrough(position.get().eventId());
+            log.info("Resuming batch {} of worker {} of {} after event {}: Kafka holds it up to there",
+                    batch.batchId(), consumer.subconsumer(), consumer.consumer(), position.get().eventId());
         }
-        List<Message> rest = position.get().remainderOf(batch);
-        if (!rest.isEmpty() && rest.size() < batch.size()) {
-            log.info("Resuming batch {} of worker {} of {} after event {}: Kafka holds {} of its {} events",
-                    batch.batchId(), consumer.subconsumer(), consumer.consumer(), position.get().eventId(),
-                    batch.size() - rest.size(), batch.size());
-        }
-        return rest;
     }
 
     private void ack(long now) {
-        CoopBatch done = inFlight;
+        StreamedBatch done = inFlight;
         try {
             consumer.ack(done.batchId());
-            events.batchAcked(NO_SLOT, done.size());
+            events.batchAcked(NO_SLOT, (int) Math.min(done.size(), Integer.MAX_VALUE));
         } catch (BatchNotFoundException e) {
             // Our earlier ack committed but its answer was lost, or (at-least-once) a sibling took the
             // batch over after we were silent too long and delivers it again. Finished for us either way.
@@ -264,6 +303,7 @@ public final class CoopPoller {
         if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for worker {} of {} on queue {}; retrying in {} ms: {}",
                     consumer.subconsumer(), consumer.consumer(), consumer.queue(), backoff.toMillis(), e.getMessage());
+            log.debug("Worker {} of {}: the database failure", consumer.subconsumer(), consumer.consumer(), e);
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
             wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
             return new RetriableException(e.getMessage(), e);

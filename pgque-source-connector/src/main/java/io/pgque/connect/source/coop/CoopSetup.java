@@ -51,6 +51,7 @@ public final class CoopSetup {
                 }
                 log.warn("Database unavailable while setting up consumer {} (attempt {} of {}); retrying in {} ms: {}",
                         consumer, attempt, attempts, backoff.toMillis(), e.getMessage());
+                log.debug("Setting up consumer {} failed", consumer, e);
                 try {
                     Thread.sleep(backoff.toMillis()); // a plain backoff between connection attempts
                 } catch (InterruptedException interrupted) {

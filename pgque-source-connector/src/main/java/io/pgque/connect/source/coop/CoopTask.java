@@ -12,13 +12,13 @@ import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.TaskKeys;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPosition;
-import io.pgque.connect.source.delivery.OffsetStorePositions;
 import io.pgque.connect.source.metrics.SourceMetrics;
+import io.pgque.connect.source.offsets.DeliveredPosition;
+import io.pgque.connect.source.offsets.OffsetStorePositions;
+import io.pgque.connect.source.offsets.SourceOffsets;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
-import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.RecordFactory;
-import io.pgque.connect.source.record.SourceOffsets;
+import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -43,14 +43,16 @@ public final class CoopTask {
     private static final Logger log = LoggerFactory.getLogger(CoopTask.class);
 
     private final HikariDataSource dataSource;
+    private final HikariDataSource cursorDataSource;
     private final CoopPoller poller;
     private final TickerDuty ticker;
     private final SourceMetrics metrics;
     private final String worker;
 
-    private CoopTask(HikariDataSource dataSource, CoopPoller poller, TickerDuty ticker, SourceMetrics metrics,
-                     String worker) {
+    private CoopTask(HikariDataSource dataSource, HikariDataSource cursorDataSource, CoopPoller poller,
+                     TickerDuty ticker, SourceMetrics metrics, String worker) {
         this.dataSource = dataSource;
+        this.cursorDataSource = cursorDataSource;
         this.poller = poller;
         this.ticker = ticker;
         this.metrics = metrics;
@@ -85,12 +87,16 @@ public final class CoopTask {
                 ? lastDelivered(context, SourceOffsets.memberPartition(config.queue(), config.consumer(), worker))
                 : Optional::empty;
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
+        // The cursor over the rest of a batch larger than one chunk pins a connection while it streams:
+        // a pool of its own (one batch per task, so one connection), never starving acks and touches.
+        HikariDataSource cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-cursors", 1);
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
                 RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey());
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
-                config.batchPageSize(), Duration.ofMillis(config.connection().backoffMs()), metrics, delivered,
-                boundary);
+                config.batchMaxEvents(), cursorDataSource, Duration.ofMillis(config.connection().backoffMs()), metrics,
+                delivered, boundary);
         TickerDuty ticker = TaskKeys.runsTicker(props)
                 ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                 config.maintInterval(), config.retryInterval())
@@ -99,7 +105,7 @@ public final class CoopTask {
                 worker, config.consumer(), config.queue(), exactlyOnce ? "exactly-once"
                         : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
                         + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
-        return new CoopTask(dataSource, poller, ticker, metrics, worker);
+        return new CoopTask(dataSource, cursorDataSource, poller, ticker, metrics, worker);
     }
 
     private static Supplier<Optional<DeliveredPosition>> lastDelivered(SourceTaskContext context,
@@ -122,6 +128,7 @@ public final class CoopTask {
             ticker.close();
         }
         metrics.close();
+        cursorDataSource.close();
         dataSource.close();
         log.info("Worker {} stopped", worker);
     }

@@ -5,6 +5,7 @@
 package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
+import io.pgque.connect.source.offsets.SourceOffsets;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.DataException;

@@ -6,12 +6,15 @@ package io.pgque.connect.source.slot;
 
 import io.pgque.client.PartitionMismatchException;
 import io.pgque.client.PgQue;
+import io.pgque.client.PgQueException;
 import io.pgque.client.PgQueInstaller;
 import io.pgque.client.QueueNotFoundException;
+import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.resize.SlotCountChange;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,13 +29,12 @@ import java.util.concurrent.TimeUnit;
  * slot misses events the others see. Every task does it (the engine serialises installers and
  * pins N race-free), and none before its first poll: the connector's start() and a task's
  * start() never need the database, so a database that is down at deployment fails nothing.
- * While it is down, the task tries again with a backoff that doubles up to {@link #MAX_BACKOFF}.
- * An existing consumer with another N is resized ({@link SlotCountChange}).
+ * While it is down, each poll tries {@code connection.attempts} times, {@code connection.backoff.ms}
+ * apart, then reports a retriable failure to the worker, which polls again: the same
+ * {@code connection.attempts} as the sink's. An existing consumer with another N is resized
+ * ({@link SlotCountChange}).
  */
 public final class ConsumerSetup {
-
-    /** The longest wait between two attempts, however long the outage. */
-    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     private static final Logger log = LoggerFactory.getLogger(ConsumerSetup.class);
 
@@ -42,34 +44,55 @@ public final class ConsumerSetup {
     private final String consumer;
     private final int slots;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final int attempts;
+    private final Duration backoff;
     private volatile boolean done;
-    private Duration backoff;
     private int attempt;
+    private RuntimeException lastFailure;
 
+    /**
+     * @param attempts tries per {@link #ready} before it reports a retriable failure ({@code connection.attempts})
+     * @param backoff  the wait after each failed try ({@code connection.backoff.ms})
+     */
     public ConsumerSetup(DataSource dataSource, SchemaInstall install, String queue, String consumer, int slots,
-                         Duration firstBackoff) {
+                         int attempts, Duration backoff) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1: " + attempts);
+        }
         this.dataSource = dataSource;
         this.install = install;
         this.queue = queue;
         this.consumer = consumer;
         this.slots = slots;
-        this.backoff = firstBackoff.isZero() ? Duration.ofMillis(100) : firstBackoff;
+        this.attempts = attempts;
+        this.backoff = backoff;
     }
 
     /**
-     * True once the consumer is set up. Otherwise makes one attempt; if the database is away,
-     * waits out the backoff (or until {@link #stop}) and returns false for the caller to come
-     * back later.
+     * True once the consumer is set up. Otherwise tries up to {@code attempts} times, waiting the
+     * backoff after each failed try (cut short by {@link #stop}, which makes it return false).
      *
-     * @throws ConnectException for a fault a retry cannot fix, with a message naming the key to change
+     * @throws RetriableException when every try found the database away: the worker polls again,
+     *         and the next call starts a new round (the backoff after the last try keeps that
+     *         from becoming a tight loop)
+     * @throws ConnectException   for a fault a retry cannot fix, with a message naming the key to change
      */
     public boolean ready() throws InterruptedException {
-        if (done || attemptNow()) {
-            return true;
+        for (int tried = 1; !done; tried++) {
+            if (attemptNow()) {
+                return true;
+            }
+            if (stopped.await(backoff.toMillis(), TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            if (tried >= attempts) {
+                throw new RetriableException("Could not set up consumer '" + consumer + "' on queue '" + queue
+                        + "' in " + attempts + " attempt(s) " + backoff.toMillis() + " ms apart ("
+                        + ConnectionConfigDef.ATTEMPTS + ", " + ConnectionConfigDef.BACKOFF_MS
+                        + "); trying again at the next poll: " + lastFailure.getMessage(), lastFailure);
+            }
         }
-        stopped.await(backoff.toMillis(), TimeUnit.MILLISECONDS);
-        backoff = next(backoff);
-        return false;
+        return true;
     }
 
     /**
@@ -96,12 +119,14 @@ public final class ConsumerSetup {
             throw new ConnectException("Consumer '" + consumer + "' of queue '" + queue + "' cannot be set up "
                     + "or resized to " + SourceConfigDef.SLOTS + "=" + slots + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            if (!Failures.isTransient(e)) {
+            if (!PgQueException.isTransient(e)) {
                 throw new ConnectException("Cannot set up consumer '" + consumer + "' on queue '" + queue + "': "
                         + e.getMessage(), e);
             }
-            log.warn("Database unavailable while setting up consumer {} on queue {} (attempt {}); retrying in {} ms: {}",
-                    consumer, queue, attempt, backoff.toMillis(), e.getMessage());
+            lastFailure = e;
+            log.warn("Database unavailable while setting up consumer {} on queue {} (attempt {}): {}",
+                    consumer, queue, attempt, e.getMessage());
+            log.debug("Setting up consumer {} on queue {} failed", consumer, queue, e);
             return false;
         }
     }
@@ -109,10 +134,5 @@ public final class ConsumerSetup {
     /** Ends a wait in {@link #ready} at once. Any thread. */
     public void stop() {
         stopped.countDown();
-    }
-
-    static Duration next(Duration backoff) {
-        Duration doubled = backoff.multipliedBy(2);
-        return doubled.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : doubled;
     }
 }

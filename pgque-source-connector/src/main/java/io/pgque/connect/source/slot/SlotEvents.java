@@ -13,10 +13,10 @@ public interface SlotEvents {
     /** The task found it no longer holds the slot (fenced, or the lease ran out and was taken). */
     void leaseLost(int slot);
 
-    /** A whole batch was handed to Connect. */
+    /** Records of a batch (a chunk of it, at most {@code pgque.batch.max.events}) were handed to Connect. */
     void batchEmitted(int slot, int records);
 
-    /** A batch was acked in PostgreSQL after Kafka had every record of it. */
+    /** A batch was acked in PostgreSQL after Kafka had every record of it; {@code records} counts its events. */
     void batchAcked(int slot, int records);
 
     /** A batch was found whole in Kafka after a claim (exactly-once) and is acked without being sent again. */

@@ -4,7 +4,9 @@
  */
 package io.pgque.connect.source.slot;
 
-import io.pgque.client.Batch;
+import io.pgque.client.BatchCursor;
+import io.pgque.client.BatchNotFoundException;
+import io.pgque.client.BatchPage;
 import io.pgque.client.Message;
 import io.pgque.client.PgQueException;
 import io.pgque.client.SlotConsumer;
@@ -12,8 +14,8 @@ import io.pgque.client.SlotFencedException;
 import io.pgque.client.SlotLease;
 import io.pgque.client.SlotNotLeasedException;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.delivery.DeliveredPosition;
-import io.pgque.connect.source.delivery.DeliveredPositions;
+import io.pgque.connect.source.offsets.DeliveredPosition;
+import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.record.RecordFactory;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -21,6 +23,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,14 +35,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The lease loop of one task over its slots. Each {@link #poll()} acks the batches Kafka has
  * fully taken, renews leases that are waiting on Kafka, and gives the next slot in turn (round
- * robin, so a busy or empty slot never starves the others) the chance to deliver one whole
- * batch; a slot whose batch was just taken is acked and read on in one transaction. Per slot at
- * most one batch is in flight; the slot is read again only after that batch is acked, so its
- * events leave in order and a failure replays a suffix, never a gap.
+ * robin, so a busy or empty slot never starves the others) the chance to deliver one chunk of
+ * its batch: at most {@code chunkSize} records. A batch is read as a first page and, when that
+ * page is full, the rest through a {@link BatchCursor}, a chunk per poll, the next chunk only
+ * once Kafka has acknowledged all but one chunk of it; so a task holds at most two chunks per
+ * slot, however large the batch (see {@link StreamedBatch}). A slot whose batch was fully
+ * taken by Kafka is acked and read on in one transaction. Per slot at most one batch is in
+ * flight; the slot's next batch is read only after that batch is acked, so its events leave in
+ * order and a failure replays a suffix, never a gap.
  *
  * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
  * (under this object's lock). Kafka's acknowledgements arrive on the producer's thread and only
- * count down an {@link InFlightBatch} and wake the poll thread; they never touch the database or
+ * count down a {@link StreamedBatch} and wake the poll thread; they never touch the database or
  * wait for the lock.
  */
 public final class SlotPoller {
@@ -54,7 +61,8 @@ public final class SlotPoller {
     private final Duration ttl;
     private final long renewEveryNanos;
     private final long restNanos;
-    private final int pageSize;
+    private final int chunkSize;
+    private final DataSource cursors;
     private final Duration backoff;
     private final SlotEvents events;
     private final DeliveredPositions positions;
@@ -70,12 +78,14 @@ public final class SlotPoller {
     /**
      * @param ttl          lease TTL given to every claim
      * @param pollInterval how long an empty or unclaimable slot rests, and the longest one poll() waits
+     * @param chunkSize    most records one poll() returns, and events per read from the database
+     * @param cursors      connections for the cursors over the rest of large batches (one per slot streaming one)
      * @param backoff      pause after a transient database failure, before poll() reports it
      * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
      * @param boundary     told where each batch ends, to end a Kafka transaction there
      */
     public SlotPoller(SlotConsumer consumer, List<Integer> slotNumbers, RecordFactory records, Duration ttl,
-                      Duration pollInterval, int pageSize, Duration backoff, SlotEvents events,
+                      Duration pollInterval, int chunkSize, DataSource cursors, Duration backoff, SlotEvents events,
                       DeliveredPositions positions, BatchBoundary boundary) {
         this.consumer = consumer;
         for (int slot : slotNumbers) {
@@ -86,7 +96,11 @@ public final class SlotPoller {
         // A third of the TTL leaves two more chances before the lease runs out.
         this.renewEveryNanos = ttl.toNanos() / 3;
         this.restNanos = pollInterval.toNanos();
-        this.pageSize = pageSize;
+        if (chunkSize < 1) {
+            throw new IllegalArgumentException("chunkSize must be at least 1, was " + chunkSize);
+        }
+        this.chunkSize = chunkSize;
+        this.cursors = cursors;
         this.backoff = backoff;
         this.events = events;
         this.positions = positions;
@@ -94,7 +108,7 @@ public final class SlotPoller {
     }
 
     /**
-     * The next whole batch of some slot, or null when none was ready within the poll interval.
+     * The next chunk of some slot's batch, or null when none was ready within the poll interval.
      *
      * @throws RetriableException when the database is unreachable for now (after a backoff)
      * @throws ConnectException   when reading cannot go on without a person (wrong N, no queue, no rights)
@@ -118,7 +132,7 @@ public final class SlotPoller {
             } catch (PgQueException | ConnectException e) {
                 throw translate(e);
             } catch (RuntimeException e) {
-                if (Failures.isTransient(e)) {
+                if (PgQueException.isTransient(e)) {
                     throw translate(e);
                 }
                 throw e;
@@ -165,6 +179,9 @@ public final class SlotPoller {
             Thread.currentThread().interrupt();
         }
         for (SlotState slot : slots) {
+            if (!slot.idle()) {
+                slot.batch().closeCursor();
+            }
             try {
                 long now = System.nanoTime();
                 if (!slot.idle() && slot.batch().isDelivered()) {
@@ -181,15 +198,16 @@ public final class SlotPoller {
                 }
             } catch (RuntimeException e) {
                 log.warn("Could not give back slot {} of {} cleanly; its lease runs out in at most {} ms: {}",
-                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage());
+                        slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage(), e);
             }
         }
     }
 
     /**
      * One pass over the slots in round-robin order from the cursor: the first slot that yields
-     * a batch is served (a delivered one is acked and read on in one transaction, an idle one is
-     * read), every other delivered batch is just acked, and leases waiting on Kafka are renewed.
+     * records is served (a delivered batch is acked and the next one read in one transaction, a
+     * batch with more to read gives its next chunk, an idle slot is read), every other delivered
+     * batch is just acked, and leases waiting on Kafka are renewed.
      *
      * <p>Every database call changes a slot's state only once it succeeded, so a failure leaves
      * each slot as it was and the next pass does the same work again. The one thing a failure
@@ -212,6 +230,8 @@ public final class SlotPoller {
                 if (next == null) {
                     if (delivered) {
                         next = ackAndReceive(slot, now);
+                    } else if (!slot.idle() && slot.batch().readyForMore()) {
+                        next = readOn(slot);
                     } else if (slot.idle() && (now >= slot.nextAttemptNanos() || tick && slot.leased())) {
                         next = receive(slot);
                     }
@@ -253,9 +273,9 @@ public final class SlotPoller {
             slot.restUntil(System.nanoTime() + restNanos);
             return null;
         }
-        Optional<Batch> received;
+        Optional<BatchPage> received;
         try {
-            received = consumer.receive(slot.slot(), pageSize);
+            received = consumer.receivePage(slot.slot(), chunkSize);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             lose(slot, e);
             return null;
@@ -265,89 +285,117 @@ public final class SlotPoller {
 
     /** Acks the slot's delivered batch and, in the same transaction, reads its next one. */
     private List<SourceRecord> ackAndReceive(SlotState slot, long now) {
-        InFlightBatch done = slot.batch();
-        Optional<Batch> received;
+        StreamedBatch done = slot.batch();
+        Optional<BatchPage> received;
         try {
-            received = consumer.ackAndReceive(slot.slot(), done.batchId(), pageSize);
+            received = consumer.ackAndReceivePage(slot.slot(), done.batchId(), chunkSize);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             lose(slot, e);
             return null;
         }
         slot.batchFinished(now);
-        events.batchAcked(slot.slot(), done.size());
+        events.batchAcked(slot.slot(), clamp(done.size()));
         return emit(slot, received, System.nanoTime());
     }
 
-    /** Turns a received batch into records and puts it in flight; null when there is nothing to send. */
-    private List<SourceRecord> emit(SlotState slot, Optional<Batch> received, long now) {
+    /** Puts a received batch in flight and turns its first page into records; null when there is nothing to send. */
+    private List<SourceRecord> emit(SlotState slot, Optional<BatchPage> received, long now) {
         slot.renewAt(now + renewEveryNanos);
         if (received.isEmpty()) {
             slot.restUntil(now + restNanos);
             return null;
         }
-        Batch batch = received.get();
-        List<Message> toSend = batch.messages();
+        BatchPage page = received.get();
+        StreamedBatch batch = new StreamedBatch(page.batchId(), slot.epoch(), chunkSize, wakeups::offer);
         if (slot.needsDeliveryCheck()) {
-            toSend = notYetInKafka(slot, batch);
+            checkDelivered(slot, batch);
             slot.deliveryChecked();
-            if (toSend.isEmpty()) {
-                ackWithoutSending(slot, batch);
-                return null;
-            }
         }
-        InFlightBatch inFlight = new InFlightBatch(slot.slot(), batch.batchId(), slot.epoch(), toSend.size(),
-                wakeups::offer);
+        slot.batchStarted(batch);
+        return emitChunk(slot, batch, page.messages(), !page.full());
+    }
+
+    /**
+     * The next chunk of the slot's batch, read through its cursor (opened on the first chunk
+     * after the first page, and again after a failure, from where reading stopped).
+     */
+    private List<SourceRecord> readOn(SlotState slot) {
+        StreamedBatch batch = slot.batch();
+        List<Message> chunk;
+        try {
+            BatchCursor cursor = batch.cursor();
+            if (cursor == null) {
+                cursor = consumer.openRest(cursors, slot.slot(), batch.batchId(), batch.restAfter());
+                batch.cursorOpened(cursor);
+            }
+            chunk = cursor.next(chunkSize);
+        } catch (SlotFencedException | SlotNotLeasedException | BatchNotFoundException e) {
+            lose(slot, e);
+            return null;
+        } catch (RuntimeException e) {
+            // The cursor may be broken with its connection: read on through a new one next time.
+            batch.closeCursor();
+            throw e;
+        }
+        // The cursor renewed the lease when it was opened; a long stream also renews explicitly.
+        return emitChunk(slot, batch, chunk, chunk.size() < chunkSize);
+    }
+
+    /** Hands one chunk of the slot's batch over; null when nothing of it is to be sent. */
+    private List<SourceRecord> emitChunk(SlotState slot, StreamedBatch batch, List<Message> chunk, boolean last) {
+        List<Message> toSend = batch.take(chunk);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
-            SourceRecord record = records.create(message, slot.slot(), slot.epoch(), inFlight);
+            SourceRecord record = records.create(message, slot.slot(), slot.epoch(), batch);
             if (record != null) { // null: dead-lettered as unreadable, and counted as delivered
                 out.add(record);
             }
         }
-        slot.batchStarted(inFlight);
-        if (out.isEmpty()) {
-            return null; // the whole batch was dead-lettered; it is acked on the next step
+        if (last) {
+            batch.lastChunkTaken();
+            if (batch.resumed() && batch.sent() == 0) {
+                events.batchSkipped(slot.slot(), clamp(batch.size()));
+                log.info("Batch {} on slot {} of {} is in Kafka already, to its last event (its offset was committed "
+                        + "with it); acking it without sending it again", batch.batchId(), slot.slot(), consumer.consumer());
+            }
         }
+        if (out.isEmpty()) {
+            return null; // all of it skipped or dead-lettered; a complete batch is acked on the next step
+        }
+        // Exactly-once: every chunk is a Kafka transaction of its own, committed with the offset of
+        // its last event, so a transaction stays small (within transaction.timeout.ms) however
+        // large the batch; a task that dies mid-batch resumes after that offset.
         boundary.batchEnds(out.get(out.size() - 1));
-        events.batchEmitted(slot.slot(), toSend.size());
-        log.debug("Emitted {}", inFlight);
+        events.batchEmitted(slot.slot(), out.size());
+        log.debug("Emitted {} records of {}", out.size(), batch);
         return out;
     }
 
     /**
-     * The part of the slot's batch that Kafka does not hold yet, by the offset committed with
-     * the records. Asked for the first batch after a claim only: later batches of the same lease
-     * are opened after this task acked the previous one, so none of them can be in Kafka already.
+     * Exactly-once, first batch after a claim: how much of it Kafka holds, by the offset
+     * committed with the records. Only then: later batches of the same lease are opened after
+     * this task acked the previous one, so none of them can be in Kafka already.
      */
-    private List<Message> notYetInKafka(SlotState slot, Batch batch) {
+    private void checkDelivered(SlotState slot, StreamedBatch batch) {
         Optional<DeliveredPosition> delivered = positions.lastDelivered(slot.slot());
         if (delivered.isEmpty()) {
-            return batch.messages();
+            return;
         }
         DeliveredPosition position = delivered.get();
-        if (position.isAheadOf(batch)) {
+        if (position.isAheadOf(batch.batchId())) {
             log.warn("The committed offset of slot {} of {} is at batch {}, beyond the slot's open batch {}: was the "
                             + "database restored from a backup? Sending the batch whole; reset the connector's offsets "
                             + "after such a restore.", slot.slot(), consumer.consumer(), position.batchId(),
                     batch.batchId());
-            return batch.messages();
+        } else if (position.batchId() == batch.batchId()) {
+            batch.heldInKafkaThrough(position.eventId());
+            log.info("Resuming batch {} on slot {} of {} after event {}: Kafka holds it up to there",
+                    batch.batchId(), slot.slot(), consumer.consumer(), position.eventId());
         }
-        List<Message> rest = position.remainderOf(batch);
-        if (!rest.isEmpty() && rest.size() < batch.size()) {
-            log.info("Resuming batch {} on slot {} of {} after event {}: Kafka holds {} of its {} events",
-                    batch.batchId(), slot.slot(), consumer.consumer(), position.eventId(),
-                    batch.size() - rest.size(), batch.size());
-        }
-        return rest;
     }
 
-    /** The whole batch reached Kafka under a previous owner, who could not ack it: ack it now. */
-    private void ackWithoutSending(SlotState slot, Batch batch) {
-        slot.batchStarted(new InFlightBatch(slot.slot(), batch.batchId(), slot.epoch(), 0, wakeups::offer));
-        events.batchSkipped(slot.slot(), batch.size());
-        log.info("Batch {} ({} events) on slot {} of {} is in Kafka already (its offset was committed with it); "
-                + "acking it without sending it again", batch.batchId(), batch.size(), slot.slot(), consumer.consumer());
-        ack(slot, System.nanoTime());
+    private static int clamp(long count) {
+        return (int) Math.min(count, Integer.MAX_VALUE);
     }
 
     private boolean claim(SlotState slot) {
@@ -383,7 +431,7 @@ public final class SlotPoller {
     }
 
     private void ack(SlotState slot, long now) {
-        InFlightBatch batch = slot.batch();
+        StreamedBatch batch = slot.batch();
         try {
             if (!consumer.ack(slot.slot(), batch.batchId())) {
                 // Our earlier ack committed but its answer was lost; the batch is finished either way.
@@ -395,11 +443,14 @@ public final class SlotPoller {
         }
         slot.batchFinished(now);
         slot.renewAt(now + renewEveryNanos);
-        events.batchAcked(slot.slot(), batch.size());
+        events.batchAcked(slot.slot(), clamp(batch.size()));
     }
 
     private void lose(SlotState slot, PgQueException why) {
-        InFlightBatch dropped = slot.leaseLost(System.nanoTime());
+        StreamedBatch dropped = slot.leaseLost(System.nanoTime());
+        if (dropped != null) {
+            dropped.closeCursor();
+        }
         events.leaseLost(slot.slot());
         log.warn("Lost slot {} of {} on queue {} (we had epoch {}): {}. {} Will claim it again when it is free.",
                 slot.slot(), consumer.consumer(), consumer.queue(), dropped == null ? slot.epoch() : dropped.epoch(),
@@ -413,6 +464,8 @@ public final class SlotPoller {
         for (SlotState slot : slots) {
             if (slot.idle()) {
                 due = Math.min(due, slot.nextAttemptNanos());
+            } else if (slot.batch().readyForMore() || slot.batch().isDelivered()) {
+                due = Long.MIN_VALUE; // a chunk to read or a batch to ack: no waiting
             } else if (slot.leased()) {
                 due = Math.min(due, slot.nextRenewalNanos());
             }
@@ -433,9 +486,10 @@ public final class SlotPoller {
         if (e instanceof ConnectException) {
             return e;
         }
-        if (Failures.isTransient(e)) {
+        if (PgQueException.isTransient(e)) {
             log.warn("Database unavailable for {} on queue {}; retrying in {} ms: {}", consumer.consumer(),
                     consumer.queue(), backoff.toMillis(), e.getMessage());
+            log.debug("{} on queue {}: the database failure", consumer.consumer(), consumer.queue(), e);
             // Wait here, not in a tight loop: Connect calls poll() again at once after a retriable error.
             wakeups.poll(backoff.toMillis(), TimeUnit.MILLISECONDS);
             return new RetriableException(e.getMessage(), e);

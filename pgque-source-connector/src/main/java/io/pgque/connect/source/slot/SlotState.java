@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source.slot;
 
+
 /**
  * What one task knows about one of its slots: whether it holds the lease (and at which epoch),
  * the batch it has in flight, and when to look at the slot next. Touched only under the
@@ -15,7 +16,7 @@ final class SlotState {
 
     private final int slot;
     private long epoch = NO_LEASE;
-    private InFlightBatch batch;
+    private StreamedBatch batch;
     private long nextRenewalNanos;
     private long nextAttemptNanos;
     private boolean deliveryCheck;
@@ -36,7 +37,7 @@ final class SlotState {
         return epoch;
     }
 
-    InFlightBatch batch() {
+    StreamedBatch batch() {
         return batch;
     }
 
@@ -72,7 +73,7 @@ final class SlotState {
         nextRenewalNanos = nanos;
     }
 
-    void batchStarted(InFlightBatch inFlight) {
+    void batchStarted(StreamedBatch inFlight) {
         batch = inFlight;
     }
 
@@ -83,8 +84,8 @@ final class SlotState {
     }
 
     /** Lease gone: forget the batch without acking it; its events come again to whoever owns the slot. */
-    InFlightBatch leaseLost(long now) {
-        InFlightBatch dropped = batch;
+    StreamedBatch leaseLost(long now) {
+        StreamedBatch dropped = batch;
         epoch = NO_LEASE;
         batch = null;
         nextAttemptNanos = now;

@@ -89,7 +89,7 @@ public final class TickListener implements AutoCloseable {
                 }
                 if (!failing) {
                     log.warn("Not listening for ticks of queue {} (slots fall back to polling); retrying in {} ms: {}",
-                            queue, backoff.toMillis(), e.getMessage());
+                            queue, backoff.toMillis(), e.getMessage(), e);
                     failing = true;
                 }
                 pause();

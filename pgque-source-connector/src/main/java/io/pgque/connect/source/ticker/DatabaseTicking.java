@@ -4,11 +4,11 @@
  */
 package io.pgque.connect.source.ticker;
 
+import io.pgque.client.ComponentStatus;
+import io.pgque.client.PgQue;
+import io.pgque.client.PgQueException;
+
 import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Optional;
 
 /**
@@ -22,11 +22,12 @@ final class DatabaseTicking {
 
     /** The scheduler's description when pg_cron ticks the database; empty otherwise or when unknown. */
     static Optional<String> scheduledBy(DataSource dataSource) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(
-                     "select detail from pgque.status() where component = 'scheduler' and status = 'pg_cron'")) {
-            return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
-        } catch (SQLException e) {
+        try {
+            return PgQue.using(dataSource).operations().status().stream()
+                    .filter(row -> row.component().equals("scheduler") && row.status().equals("pg_cron"))
+                    .map(ComponentStatus::detail)
+                    .findFirst();
+        } catch (PgQueException e) {
             // an engine without status(), or a role that may not call it: nothing to say
             return Optional.empty();
         }

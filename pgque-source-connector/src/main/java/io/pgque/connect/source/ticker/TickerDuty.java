@@ -11,9 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,7 +50,8 @@ public final class TickerDuty implements AutoCloseable {
         schedule(scheduler, new Job("ticker_round", () -> operations.tickerRound(tickEvery)), tickEvery);
         schedule(scheduler, new Job("maint", () -> {
             operations.maint();
-            rotateStep2(dataSource);
+            // Step 2 of rotation in a transaction of its own, after maint()'s committed.
+            operations.maintRotateTablesStep2();
         }), maintEvery);
         schedule(scheduler, new Job("maint_retry_events", operations::maintRetryEvents), retryEvery);
         log.info("Ticker duty started: ticker every {} ms, maint every {} ms, retries every {} ms",
@@ -71,14 +69,6 @@ public final class TickerDuty implements AutoCloseable {
         // Fixed delay, not fixed rate: after a slow call the next one waits its turn instead of
         // piling up behind it.
         scheduler.scheduleWithFixedDelay(job, 0, every.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    /** Step 2 of rotation, which the client does not wrap; its own transaction, after maint(). */
-    private static void rotateStep2(DataSource dataSource) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            c.setAutoCommit(true);
-            s.execute("select pgque.maint_rotate_tables_step2()");
-        }
     }
 
     @Override
@@ -127,10 +117,10 @@ public final class TickerDuty implements AutoCloseable {
                     return;
                 }
                 if (!failing) {
-                    log.warn("pgque.{}() failed; retrying on schedule: {}", name, e.getMessage());
+                    log.warn("pgque.{}() failed; retrying on schedule: {}", name, e.getMessage(), e);
                     failing = true;
                 } else {
-                    log.debug("pgque.{}() still failing: {}", name, e.getMessage());
+                    log.debug("pgque.{}() still failing: {}", name, e.getMessage(), e);
                 }
             }
         }

@@ -2,7 +2,7 @@
  * Copyright 2026 the pgque-kafka-connect authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.pgque.connect.source.delivery;
+package io.pgque.connect.source.offsets;
 
 import java.util.Optional;
 

@@ -2,9 +2,8 @@
  * Copyright 2026 the pgque-kafka-connect authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.pgque.connect.source.delivery;
+package io.pgque.connect.source.offsets;
 
-import io.pgque.connect.source.record.SourceOffsets;
 import org.apache.kafka.connect.errors.ConnectException;
 
 import java.util.ArrayList;

@@ -1,0 +1,161 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source.slot;
+
+import io.pgque.client.BatchCursor;
+import io.pgque.client.Message;
+import io.pgque.connect.source.record.DeliveryTicket;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * One batch on its way to Kafka (a slot's, or a cooperative worker's), handed over in chunks of at most {@code chunkSize}
+ * records so that the task never holds the whole batch (one built while the ticker stood still
+ * can hold millions of events). Records count down as Kafka acknowledges them, on the
+ * producer's thread; the batch is delivered once its last chunk was taken and every record of
+ * every chunk acknowledged, and only then is it acked in PostgreSQL. The next chunk is read
+ * only while at most one chunk is unacknowledged, so a slot holds at most two chunks of
+ * records: the bound on a task's memory, whatever the batch's size.
+ *
+ * <p>Only the counter and the completion flag are shared between threads; the read position
+ * and the cursor belong to the poll thread. A wake-up goes to the poll thread when the batch is
+ * delivered and when room for the next chunk appears.
+ */
+public final class StreamedBatch implements DeliveryTicket {
+
+    /** No position in the batch: nothing of it is known to be in Kafka. */
+    static final long NOTHING = Long.MIN_VALUE;
+
+    private final long batchId;
+    private final long epoch;
+    private final int chunkSize;
+    private final AtomicLong outstanding = new AtomicLong();
+    private volatile boolean complete;
+    private final Consumer<StreamedBatch> wake;
+    private long received;
+    private long sent;
+    private long readThrough = NOTHING;
+    /** Exactly-once: Kafka holds this batch up to this event already (committed under an earlier lease). */
+    private long heldThrough = NOTHING;
+    private BatchCursor cursor;
+
+    /**
+     * @param epoch     the lease epoch it was read under (0 where there is no lease)
+     * @param chunkSize most records per chunk
+     * @param wake      tells the poll thread there is something to do (any thread; must not block)
+     */
+    public StreamedBatch(long batchId, long epoch, int chunkSize, Consumer<StreamedBatch> wake) {
+        this.batchId = batchId;
+        this.epoch = epoch;
+        this.chunkSize = chunkSize;
+        this.wake = wake;
+    }
+
+    @Override
+    public void delivered() {
+        long left = outstanding.decrementAndGet();
+        if (left == 0 ? complete : left == chunkSize && !complete) {
+            wake.accept(this);
+        }
+    }
+
+    /** Events of the batch Kafka held before it was received (exactly-once resume): not sent again. */
+    public void heldInKafkaThrough(long eventId) {
+        heldThrough = eventId;
+    }
+
+    public boolean resumed() {
+        return heldThrough != NOTHING;
+    }
+
+    /**
+     * Takes a chunk read from the database: moves the read position past it and returns the
+     * events to send (those Kafka does not hold yet), each counted as outstanding until
+     * acknowledged. Call before creating their records: an event dead-lettered on the way counts
+     * itself down at once.
+     */
+    public List<Message> take(List<Message> chunk) {
+        if (chunk.isEmpty()) {
+            return chunk;
+        }
+        received += chunk.size();
+        readThrough = chunk.get(chunk.size() - 1).msgId();
+        List<Message> toSend = heldThrough == NOTHING || chunk.get(0).msgId() > heldThrough ? chunk
+                : chunk.stream().filter(m -> m.msgId() > heldThrough).toList();
+        sent += toSend.size();
+        outstanding.addAndGet(toSend.size());
+        return toSend;
+    }
+
+    /** The batch's last chunk was taken: it is delivered when the last outstanding record is. */
+    public void lastChunkTaken() {
+        closeCursor();
+        complete = true;
+        if (outstanding.get() == 0) {
+            wake.accept(this);
+        }
+    }
+
+    /** True once every chunk was taken and Kafka has every record of them. */
+    public boolean isDelivered() {
+        return complete && outstanding.get() <= 0;
+    }
+
+    /** More of the batch is to be read, and at most one chunk is still waiting on Kafka. */
+    public boolean readyForMore() {
+        return !complete && outstanding.get() <= chunkSize;
+    }
+
+    public boolean complete() {
+        return complete;
+    }
+
+    /** Where the rest of the batch starts: after the last event read, or after what Kafka holds. */
+    public long restAfter() {
+        return Math.max(readThrough, heldThrough);
+    }
+
+    public BatchCursor cursor() {
+        return cursor;
+    }
+
+    public void cursorOpened(BatchCursor opened) {
+        cursor = opened;
+    }
+
+    /** Gives the cursor's connection back; the next read opens a new cursor after {@link #restAfter()}. */
+    public void closeCursor() {
+        if (cursor != null) {
+            BatchCursor open = cursor;
+            cursor = null;
+            open.close();
+        }
+    }
+
+    public long batchId() {
+        return batchId;
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Events of the batch read so far (all of them once complete). */
+    public long size() {
+        return received;
+    }
+
+    /** Records handed to Connect so far. */
+    public long sent() {
+        return sent;
+    }
+
+    @Override
+    public String toString() {
+        return "batch " + batchId + " (" + received + (complete ? "" : "+") + " events)";
+    }
+}
