@@ -219,6 +219,9 @@ class WorkerKillIT {
             long killedAt = System.currentTimeMillis();
             flow.restartClock(killedAt);
             victim.kill();
+            // Ask a worker that is still there from now on.
+            ConnectRest survivor = new ConnectRest(WORKER_PROCESSES.stream().filter(WorkerProcess::alive)
+                    .findFirst().orElseThrow().rest());
             System.out.printf("%tT.%<tL killed %s with SIGKILL; it ran %s; layout was %s%n", killedAt, victim,
                     before.get(victimId), before);
 
@@ -230,9 +233,11 @@ class WorkerKillIT {
             traffic.stop();
             await(DELIVERY_TIMEOUT, () -> output.complete(traffic.sent()),
                     () -> "not everything reached " + outTopic + ": " + output.missing(traffic.sent()));
+            Map<String, List<String>> after = layout(survivor);
             System.out.printf("delivered: %d records and events, %d duplicates (at least once); layout now %s%n",
-                    traffic.sent().values().stream().mapToInt(Integer::intValue).sum(), output.duplicates(),
-                    layout(rest));
+                    traffic.sent().values().stream().mapToInt(Integer::intValue).sum(), output.duplicates(), after);
+            assertEquals(sinkTasks + sourceTasks, after.values().stream().mapToInt(List::size).sum(),
+                    "every task runs again, on the workers left: " + after);
 
             output.assertFirstDeliveriesInOrder(traffic.sent());
             assertTrue(recovery.compareTo(RECOVERY_BOUND) <= 0, "recovery took " + recovery.toMillis()
