@@ -373,3 +373,35 @@ BEGIN
     RETURN v_count;
 END
 $$;
+
+-- This project's addition, the cooperative twin of dead_letter_partitioned: moves one event of
+-- the member's open batch to the dead letters now, whatever its retry count -- for an event no
+-- retry can fix, such as a payload the reader cannot convert. Attributed to the main consumer
+-- like every dead letter of the group; idempotent; the batch stays open (ack it as usual). The
+-- member row is locked first, so a sibling's takeover of the batch and this call are ordered:
+-- after a takeover the old owner's call finds no open batch.
+CREATE OR REPLACE FUNCTION pgque.dead_letter_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
+    i_msg_id bigint, i_reason text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
+    q pgque.queue := pgque.find_queue(i_queue);
+    s pgque.subscription;
+BEGIN
+    IF i_reason IS NULL OR i_reason = '' THEN
+        RAISE EXCEPTION 'a dead letter needs a reason' USING ERRCODE = '22023';
+    END IF;
+    s := pgque.lock_subscription(q.queue_id, v_member);
+    IF s.sub_role IS DISTINCT FROM 'coop_member' THEN
+        RAISE EXCEPTION 'subconsumer % of cooperative consumer % on queue % is not registered', i_subconsumer,
+            i_consumer, i_queue USING ERRCODE = 'PQ002';
+    END IF;
+    IF s.sub_batch IS NULL THEN
+        RAISE EXCEPTION 'subconsumer % of cooperative consumer % on queue % has no open batch', i_subconsumer,
+            i_consumer, i_queue USING ERRCODE = 'PQ003';
+    END IF;
+    PERFORM pgque.dead_letter_event(s, s.sub_batch, i_msg_id, i_reason, NULL, NULL);
+    RETURN 1;
+END
+$$;

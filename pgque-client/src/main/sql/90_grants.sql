@@ -74,7 +74,8 @@ GRANT EXECUTE ON FUNCTION
     pgque.next_batch(text, text, text, interval),
     pgque.next_batch_custom(text, text, text, interval, int4, interval, interval),
     pgque.receive_coop(text, text, text, int, interval),
-    pgque.touch_subconsumer(text, text, text)
+    pgque.touch_subconsumer(text, text, text),
+    pgque.dead_letter_subconsumer(text, text, text, bigint, text)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
 -- Called by partition_slot_status, so with its reader's rights.

@@ -18,7 +18,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: BenchMain engine|slots|sink|source|source-throughput|source-latency|chart [--jdbc-url=jdbc:postgresql://...]");
+            System.err.println("usage: BenchMain engine|slots|sink|source|source-throughput|source-latency|source-modes|chart [--jdbc-url=jdbc:postgresql://...]");
             System.exit(2);
         }
         if (args[0].equals("chart")) {
@@ -37,8 +37,9 @@ public final class BenchMain {
                 case "source" -> new SourceBenchmark(server).run();
                 case "source-throughput" -> new SourceThroughputBenchmark(server).run();
                 case "source-latency" -> new SourceLatencyBenchmark(server).run();
+                case "source-modes" -> new SourceModesBenchmark(server).run();
                 default -> {
-                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, source-throughput, source-latency, chart)");
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, source-throughput, source-latency, source-modes, chart)");
                     System.exit(2);
                 }
             }

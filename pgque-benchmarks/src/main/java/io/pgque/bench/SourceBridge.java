@@ -36,10 +36,19 @@ final class SourceBridge implements AutoCloseable {
     private final Consumer consumer;
     private final KafkaProducer<String, String> producer;
     private final String queue;
+    private final String consumerName;
+    private final String topic;
     private long delivered;
 
     SourceBridge(Connection connection, String bootstrapServers, String queue) {
+        this(connection, bootstrapServers, queue, CONSUMER, queue);
+    }
+
+    /** A bridge reading {@code queue} as {@code consumerName} into {@code topic}. */
+    SourceBridge(Connection connection, String bootstrapServers, String queue, String consumerName, String topic) {
         this.consumer = PgQue.using(connection).consumer();
+        this.consumerName = consumerName;
+        this.topic = topic;
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -56,7 +65,7 @@ final class SourceBridge implements AutoCloseable {
 
     /** One batch across, or a rest of {@code idle} when none was ready. */
     void step(Duration idle) throws Exception {
-        Optional<Batch> received = consumer.receive(queue, CONSUMER);
+        Optional<Batch> received = consumer.receive(queue, consumerName);
         if (received.isEmpty()) {
             if (!idle.isZero()) {
                 Thread.sleep(idle.toMillis()); // the bridge's poll interval, as a real loop would rest
@@ -68,7 +77,7 @@ final class SourceBridge implements AutoCloseable {
         for (Message m : batch.messages()) {
             // The same record the connector writes: key, value and its provenance headers
             // (as Connect's default header converter encodes them, as text).
-            ProducerRecord<String, String> record = new ProducerRecord<>(queue, m.partitionKey(), m.payload());
+            ProducerRecord<String, String> record = new ProducerRecord<>(topic, m.partitionKey(), m.payload());
             header(record, "pgque.event.id", m.msgId());
             header(record, "pgque.event.type", m.type());
             header(record, "pgque.batch.id", m.batchId());
@@ -83,6 +92,17 @@ final class SourceBridge implements AutoCloseable {
         }
         consumer.ack(batch);
         delivered += batch.size();
+    }
+
+    /** Moves batches without resting until {@code events} have crossed: a pre-loaded queue's drain. */
+    void drain(long events) throws Exception {
+        long deadline = System.nanoTime() + SourceBenchmark.DEADLINE.toNanos();
+        while (delivered < events) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the bridge moved only " + delivered + " of " + events);
+            }
+            step(Duration.ZERO);
+        }
     }
 
     long delivered() {

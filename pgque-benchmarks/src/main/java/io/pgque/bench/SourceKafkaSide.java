@@ -69,6 +69,11 @@ final class SourceKafkaSide implements AutoCloseable {
         }
     }
 
+    /** Frees the broker's disk of a measured topic once its span has been read. */
+    void deleteTopic(String topic) {
+        connect.kafka().deleteTopic(topic);
+    }
+
     void runConnector(String name, Map<String, String> config, int tasks) throws InterruptedException {
         connect.configureConnector(name, config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, tasks, name + " did not start");

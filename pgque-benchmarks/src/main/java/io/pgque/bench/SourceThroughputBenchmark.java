@@ -7,7 +7,6 @@ package io.pgque.bench;
 import io.pgque.client.PgQue;
 
 import java.sql.Connection;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -122,13 +121,7 @@ final class SourceThroughputBenchmark {
         SourceLoader.preload(c, queue, events);
         try (Connection own = server.connect();
              SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue)) {
-            long deadline = System.nanoTime() + SourceBenchmark.DEADLINE.toNanos();
-            while (bridge.delivered() < events) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the bridge moved only " + bridge.delivered() + " of " + events);
-                }
-                bridge.step(Duration.ZERO);
-            }
+            bridge.drain(events);
         }
         return kafka.appendSpan(queue, events);
     }

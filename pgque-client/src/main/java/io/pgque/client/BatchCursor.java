@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,6 +42,8 @@ public final class BatchCursor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(BatchCursor.class);
     private static final AtomicLong NAMES = new AtomicLong();
+    /** The bound on opening a cursor: one scan of a batch's whole window, however large. */
+    static final Duration OPEN_BOUND = Duration.ofMinutes(15);
 
     private final Connection connection;
     private final String name;
@@ -70,6 +73,13 @@ public final class BatchCursor implements AutoCloseable {
         try {
             connection = connections.getConnection();
             connection.setAutoCommit(true);
+            // The one scan of the whole window happens here, when the implicit commit keeps the
+            // cursor's result: a batch built while the ticker stood still can take longer than
+            // the socket timeout a pool gives every call (PostgreSQL's statement_timeout does not
+            // cover that commit). This statement alone gets a bound of its own; the chunks'
+            // FETCHes are bounded as usual.
+            int poolBound = connection.getNetworkTimeout();
+            connection.setNetworkTimeout(Runnable::run, (int) OPEN_BOUND.toMillis());
             try (PreparedStatement ps = connection.prepareStatement(
                     "declare " + name + " no scroll cursor with hold for " + declare)) {
                 for (int i = 0; i < params.length; i++) {
@@ -77,6 +87,7 @@ public final class BatchCursor implements AutoCloseable {
                 }
                 ps.execute();
             }
+            connection.setNetworkTimeout(Runnable::run, poolBound);
             return new BatchCursor(connection, name, batchId, what);
         } catch (SQLException e) {
             closeQuietly(connection);

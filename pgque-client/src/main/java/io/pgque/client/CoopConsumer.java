@@ -191,6 +191,18 @@ public final class CoopConsumer {
     }
 
     /**
+     * Moves one event of this worker's open batch to the queue's dead letters now, whatever its
+     * retry count, with {@code reason}: for an event no retry can fix. The batch stays open; ack
+     * it as usual. Repeating it is a no-op.
+     *
+     * @throws BatchNotFoundException if the worker holds no batch (a sibling took it over)
+     */
+    public void deadLetter(long msgId, String reason) {
+        db.run(what("dead-letter message " + msgId), c -> Sql.count(c,
+                "select pgque.dead_letter_subconsumer(?, ?, ?, ?, ?)", queue, consumer, subconsumer, msgId, reason));
+    }
+
+    /**
      * Marks this worker alive now, so that no sibling takes its batch for another dead interval.
      *
      * @return false if the worker is not registered

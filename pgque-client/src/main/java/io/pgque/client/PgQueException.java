@@ -27,6 +27,8 @@ public class PgQueException extends RuntimeException {
     private static final Set<String> TRANSIENT_STATES = Set.of(
             "40001", // serialization_failure
             "40P01", // deadlock_detected
+            "55P03", // lock_not_available: lock_timeout ran out waiting behind another session
+            "57014", // query_canceled: statement_timeout (or a DBA's pg_cancel_backend)
             "57P01", // admin_shutdown
             "57P02", // crash_shutdown
             "57P03"  // cannot_connect_now
@@ -57,8 +59,8 @@ public class PgQueException extends RuntimeException {
     /**
      * True when the failure says nothing about the request itself and the same work may succeed
      * when retried, preferably on a fresh connection: a lost connection (class {@code 08}), a
-     * serialization failure or deadlock (the transaction was rolled back), or a server shutting
-     * down or starting up; also a {@link java.sql.SQLTransientException} or
+     * serialization failure or deadlock (the transaction was rolled back), a statement or lock
+     * wait ended by statement_timeout or lock_timeout, or a server shutting down or starting up; also a {@link java.sql.SQLTransientException} or
      * {@link java.sql.SQLRecoverableException} without a SQLSTATE (a pool timeout). Retrying is the caller's decision; the client never retries by itself
      * because only the caller knows whether its own side effects were rolled back too.
      */

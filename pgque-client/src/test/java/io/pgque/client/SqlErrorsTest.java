@@ -54,10 +54,11 @@ class SqlErrorsTest {
 
     @Test
     void transientStates() {
-        for (String state : new String[] {"08000", "08003", "08006", "08001", "40001", "40P01", "57P01", "57P02", "57P03"}) {
+        for (String state : new String[] {"08000", "08003", "08006", "08001", "40001", "40P01", "57P01", "57P02", "57P03",
+                "57014", "55P03"}) { // statement_timeout and lock_timeout: the connectors' own bounds
             assertTrue(SqlErrors.map("x", new SQLException("m", state)).isTransient(), state);
         }
-        for (String state : new String[] {"PQ001", "PQ004", "42501", "22023", "23505", "57014", "40000"}) {
+        for (String state : new String[] {"PQ001", "PQ004", "42501", "22023", "23505", "40000"}) {
             assertFalse(SqlErrors.map("x", new SQLException("m", state)).isTransient(), state);
         }
         assertFalse(PgQueException.isTransientState(null));

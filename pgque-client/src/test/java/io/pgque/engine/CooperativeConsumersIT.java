@@ -183,8 +183,14 @@ class CooperativeConsumersIT {
         assertTrue(main.getMessage().contains("is a cooperative main consumer; use cooperative receive/next_batch with a subconsumer"),
                 main.getMessage());
         assertTrue(main.getMessage().contains("receive_coop"), "the hint names the call: " + main.getMessage());
+        SQLException mainNext = Sql.expectSqlState("PQ009", () -> sql.exec("select pgque.next_batch(?, 'c')", q));
+        assertTrue(mainNext.getMessage().contains("use cooperative receive/next_batch with a subconsumer"),
+                mainNext.getMessage());
         SQLException member = Sql.expectSqlState("PQ009", () -> sql.exec("select pgque.next_batch(?, 'c.a')", q));
         assertTrue(member.getMessage().contains("is a cooperative subconsumer; use receive_coop"), member.getMessage());
+        SQLException memberReceive = Sql.expectSqlState("PQ009", () -> sql.receive(q, "c.a", 10));
+        assertTrue(memberReceive.getMessage().contains("is a cooperative subconsumer; use receive_coop"),
+                memberReceive.getMessage());
         Sql.expectSqlState("PQ009", () -> sql.exec("select pgque.register_consumer_at(?, 'c.a', ?::bigint)", q, newestTick(q)));
         SQLException unreg = Sql.expectSqlState("PQ009", () -> sql.exec("select pgque.unsubscribe(?, 'c')", q));
         assertTrue(unreg.getMessage().contains("with registered subconsumers"), unreg.getMessage());
@@ -349,9 +355,7 @@ class CooperativeConsumersIT {
         assertNull(nextWindow(q, "c", "b", "1 hour").batchId());
         assertEquals(1, sql.oneLong("select pgque.touch_subconsumer(?, 'c', 'a')", q));
         assertEquals(0, sql.oneLong("select pgque.touch_subconsumer(?, 'c', 'nobody')", q), "touch never creates rows");
-        sql.exec("update pgque.subscription set sub_active = sub_active - interval '2 hours'"
-                + " where sub_consumer = (select co_id from pgque.consumer where co_name = 'c.a')"
-                + " and sub_queue = (select queue_id from pgque.queue where queue_name = ?)", q);
+        silenceForTwoHours(q, "c.a");
 
         List<Msg> b = sql.messages("select * from pgque.receive_coop(?::text, 'c', 'b', 100, '1 hour')", q);
         assertEquals(sent, ids(b), "b took over a's window");
@@ -445,6 +449,13 @@ class CooperativeConsumersIT {
         pool.shutdown();
         assertEquals(sent, delivered, "each window finished exactly once, none lost");
         assertEquals(groupCursor(q, "c"), newestTick(q));
+    }
+
+    /** Backdates a member's last sign of life, so a dead interval under two hours makes it stale. */
+    private static void silenceForTwoHours(String q, String member) {
+        sql.exec("update pgque.subscription set sub_active = sub_active - interval '2 hours'"
+                + " where sub_consumer = (select co_id from pgque.consumer where co_name = ?)"
+                + " and sub_queue = (select queue_id from pgque.queue where queue_name = ?)", member, q);
     }
 
     private static long openStaleWindowOfA(String q) {
@@ -606,6 +617,57 @@ class CooperativeConsumersIT {
                 + " where not exists (select 1 from pgque.queue q where q.queue_id = r.ev_queue)"));
     }
 
+    /**
+     * A member dead-letters one event of its batch (an event no retry can fix), the rest of the
+     * batch is acked as usual; after a sibling took the batch over, the old owner's call is
+     * refused instead of touching the new owner's batch.
+     */
+    @Test
+    void memberDeadLettersOneEventOfItsBatchAndNotAfterATakeover() {
+        String q = "coop_dead_letter";
+        sql.createQueue(q);
+        sql.exec("select pgque.register_subconsumer(?, 'dl', 'a')", q);
+        sql.exec("select pgque.register_subconsumer(?, 'dl', 'b')", q);
+        List<Long> sent = sql.sendBatch(q, "ok", "not json");
+        sql.tick(q);
+        List<Msg> a = receiveCoop(q, "dl", "a");
+        assertEquals(sent, ids(a));
+        long bad = sent.get(1);
+
+        Sql.expectSqlState("22023", () -> sql.exec("select pgque.dead_letter_subconsumer(?, 'dl', 'a', ?, '')", q, bad));
+        Sql.expectSqlState("PQ008", () -> sql.exec("select pgque.dead_letter_subconsumer(?, 'dl', 'a', ?, 'r')", q,
+                bad + 1000));
+        Sql.expectSqlState("PQ003", () -> sql.exec("select pgque.dead_letter_subconsumer(?, 'dl', 'b', ?, 'r')", q, bad));
+        Sql.expectSqlState("PQ002", () -> sql.exec("select pgque.dead_letter_subconsumer(?, 'dl', 'nobody', ?, 'r')",
+                q, bad));
+        assertEquals(1, sql.oneLong("select pgque.dead_letter_subconsumer(?, 'dl', 'a', ?, 'unreadable payload')",
+                q, bad));
+        assertEquals(1, sql.oneLong("select pgque.dead_letter_subconsumer(?, 'dl', 'a', ?, 'unreadable payload')",
+                q, bad), "repeating it is a no-op that succeeds");
+        assertEquals(1, sql.ack(a.get(0).batchId()));
+        List<Map<String, Object>> dead = sql.rows("select d.ev_id, d.dl_reason, c.co_name from pgque.dead_letter d"
+                + " join pgque.consumer c on c.co_id = d.dl_consumer_id join pgque.queue q on q.queue_id = d.dl_queue_id"
+                + " where q.queue_name = ?", q);
+        assertEquals(1, dead.size(), dead.toString());
+        assertEquals(bad, ((Number) dead.get(0).get("ev_id")).longValue());
+        assertEquals("unreadable payload", dead.get(0).get("dl_reason"));
+        assertEquals("dl", dead.get(0).get("co_name"), "attributed to the group, so it outlives the member");
+        assertEquals(0, sql.oneLong("select count(*) from pgque.retry_queue r join pgque.queue q"
+                + " on q.queue_id = r.ev_queue where q.queue_name = ?", q), "dead-lettered, not retried");
+
+        long late = sql.send(q, "late");
+        sql.tick(q);
+        assertEquals(List.of(late), ids(receiveCoop(q, "dl", "a")));
+        silenceForTwoHours(q, "dl.a");
+        List<Msg> b = sql.messages("select * from pgque.receive_coop(?::text, 'dl', 'b', 100, '1 hour')", q);
+        assertEquals(List.of(late), ids(b), "b took a's batch over");
+        Sql.expectSqlState("PQ003", () -> sql.exec("select pgque.dead_letter_subconsumer(?, 'dl', 'a', ?, 'r')", q,
+                late));
+        assertEquals(1, sql.ack(b.get(0).batchId()));
+        assertEquals(1, sql.oneLong("select count(*) from pgque.dead_letter d join pgque.queue q"
+                + " on q.queue_id = d.dl_queue_id where q.queue_name = ?", q), "the stale call added nothing");
+    }
+
     @Test
     void readerRoleRunsTheCooperativeApiWriterCannot() {
         String q = "coop_roles";
@@ -625,6 +687,7 @@ class CooperativeConsumersIT {
         List<Msg> got = reader.messages("select * from pgque.receive_coop(?::text, 'c', 'a')", q);
         assertEquals(List.of(id), ids(got));
         assertEquals(1, reader.oneLong("select pgque.touch_subconsumer(?, 'c', 'a')", q));
+        assertEquals(1, reader.oneLong("select pgque.dead_letter_subconsumer(?, 'c', 'a', ?, 'unreadable')", q, id));
         assertEquals(1, reader.ack(got.get(0).batchId()));
         assertEquals(1, reader.oneLong("select pgque.unregister_subconsumer(?, 'c', 'a')", q));
 

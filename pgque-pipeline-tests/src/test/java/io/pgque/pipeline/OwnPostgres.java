@@ -16,6 +16,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A PostgreSQL server that belongs to the suite: a fixed port and a data directory that
@@ -60,6 +62,46 @@ final class OwnPostgres implements AutoCloseable {
 
     synchronized void startAgain() throws IOException {
         up();
+    }
+
+    /**
+     * Freezes the server without ending anything: SIGSTOP to the postmaster, then to every
+     * process under it (backends, WAL writer, checkpointer...). Sessions stay open and their
+     * sockets connected, but nothing answers, as with a hung host. The postmaster goes first so
+     * it forks nothing new while its children are being stopped. {@link #thaw} undoes it.
+     */
+    synchronized void freeze() throws IOException, InterruptedException {
+        long postmaster = postmasterPid();
+        signal("STOP", List.of(postmaster));
+        signal("STOP", ProcessHandle.of(postmaster).orElseThrow().descendants().map(ProcessHandle::pid).toList());
+    }
+
+    /** SIGCONT to the postmaster and every process under it; harmless when nothing is frozen. */
+    synchronized void thaw() throws IOException, InterruptedException {
+        long postmaster = postmasterPid();
+        List<Long> pids = new ArrayList<>(ProcessHandle.of(postmaster).map(p -> p.descendants().map(ProcessHandle::pid)
+                .toList()).orElse(List.of()));
+        pids.add(postmaster);
+        signal("CONT", pids);
+    }
+
+    /** The postmaster's pid, from the first line of postmaster.pid in the data directory. */
+    private long postmasterPid() throws IOException {
+        return Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+    }
+
+    // Java cannot send SIGSTOP/SIGCONT; the shell's kill can, everywhere the tests run.
+    private static void signal(String name, List<Long> pids) throws IOException, InterruptedException {
+        if (pids.isEmpty()) {
+            return;
+        }
+        List<String> command = new ArrayList<>(List.of("sh", "-c", "kill -" + name + " \"$@\"", "kill"));
+        pids.forEach(pid -> command.add(Long.toString(pid)));
+        Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(kill.getInputStream().readAllBytes());
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + pids + " failed: " + output);
+        }
     }
 
     /** A new database with the engine installed; returns its JDBC URL (superuser, no password). */

@@ -9,6 +9,7 @@ import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.TaskIndex;
 import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.common.pool.PoolShutdown;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.convert.RecordConverter;
 import io.pgque.connect.sink.delivery.AtLeastOnceDelivery;
@@ -27,6 +28,7 @@ import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 
@@ -46,6 +48,8 @@ public final class PgQueSinkTask extends SinkTask {
     static final String CONNECTOR_NAME = "name";
 
     private static final Logger log = LoggerFactory.getLogger(PgQueSinkTask.class);
+    /** How long stop() waits for the pool to close; the rest of the close goes on in the background. */
+    static final Duration POOL_CLOSE_WAIT = Duration.ofSeconds(2);
 
     private HikariDataSource pool;
     private Delivery delivery;
@@ -122,8 +126,14 @@ public final class PgQueSinkTask extends SinkTask {
         delivery.close(partitions);
     }
 
+    /**
+     * Returns within a few seconds even when the database hangs: the writer gets
+     * {@link io.pgque.connect.sink.delivery.Delivery#STOP_GRACE}, then closing the pool (at most
+     * {@link #POOL_CLOSE_WAIT}) aborts the connections still in use, which ends a write stuck on one.
+     */
     @Override
     public void stop() {
+        long start = System.nanoTime();
         if (delivery != null) {
             delivery.stop();
         }
@@ -131,7 +141,8 @@ public final class PgQueSinkTask extends SinkTask {
             metrics.close();
         }
         if (pool != null) {
-            pool.close();
+            PoolShutdown.close(POOL_CLOSE_WAIT, pool);
+            log.info("Stopped PgQue sink task {} in {} ms", pool.getPoolName(), (System.nanoTime() - start) / 1_000_000);
         }
     }
 

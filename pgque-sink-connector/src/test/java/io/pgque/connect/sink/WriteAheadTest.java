@@ -44,7 +44,7 @@ class WriteAheadTest {
         task.initialize(context);
         // Port 1 on the loopback address: refused at once, so each write fails quickly.
         task.start(props("connection.url", "jdbc:postgresql://127.0.0.1:1/app", "connection.attempts", "1",
-                "connection.timeout.ms", "2000", "pgque.payload.format", "string"));
+                "connection.timeout.ms", "250", "pgque.payload.format", "string"));
         started.add(task);
         return task;
     }

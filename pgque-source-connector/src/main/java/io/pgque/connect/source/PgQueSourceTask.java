@@ -9,6 +9,7 @@ import io.pgque.client.PgQue;
 import io.pgque.client.SlotConsumer;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.common.pool.PoolShutdown;
 import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
@@ -60,6 +61,10 @@ public class PgQueSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(PgQueSourceTask.class);
     /** How long stop() waits for Kafka to take the batches in flight, so they can be acked. */
     private static final Duration STOP_GRACE = Duration.ofSeconds(2);
+    /** How long stop() lets the task give its slots back before it aborts the database calls. */
+    private static final Duration ORDERLY_STOP = Duration.ofMillis(3_000);
+    /** How long stop() waits for the pools to close; the rest goes on in the background. */
+    private static final Duration POOL_CLOSE_WAIT = Duration.ofSeconds(2);
     private static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
     /** How often a task looks at a resize that is draining (a status read; completes it when ready). */
     private static final Duration RESIZE_CHECK_EVERY = Duration.ofSeconds(1);
@@ -217,30 +222,57 @@ public class PgQueSourceTask extends SourceTask {
         }
     }
 
+    /**
+     * Returns within about {@link #ORDERLY_STOP} plus {@link #POOL_CLOSE_WAIT} even when the
+     * database hangs. Giving the slots back (acks, releases) and ending the listener, ticker and
+     * monitor takes database calls, so it runs on a thread of its own and gets {@link #ORDERLY_STOP};
+     * then the pools are closed, which aborts any call still stuck on a connection. A slot not
+     * released that way keeps its lease until the TTL runs out, and its batch is read again by
+     * the next owner.
+     */
     @Override
     public void stop() {
+        long start = System.nanoTime();
+        if (setup != null) {
+            setup.stop();
+        }
+        if (poller != null) {
+            poller.stop();
+        }
+        if (coop != null) {
+            coop.wakeUp();
+        }
+        String worker = coop != null ? coop.worker() : workerId;
+        Thread orderly = new Thread(this::stopInOrder, "pgque-stop-" + worker);
+        orderly.setDaemon(true);
+        orderly.start();
+        try {
+            orderly.join(ORDERLY_STOP.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (orderly.isAlive()) {
+            log.warn("Worker {} did not give its slots back within {} ms (the database does not answer); aborting its "
+                    + "connections, its leases run out on their own", worker, ORDERLY_STOP.toMillis());
+        }
+        PoolShutdown.close(POOL_CLOSE_WAIT, coop != null ? coop.pools()
+                : new HikariDataSource[] {listenerDataSource, cursorDataSource, dataSource});
+        log.info("Worker {} stopped in {} ms", worker, (System.nanoTime() - start) / 1_000_000);
+    }
+
+    private void stopInOrder() {
         if (coop != null) {
             coop.stop(STOP_GRACE);
             return;
         }
-        if (setup != null) {
-            setup.stop();
-        }
         if (listener != null) {
             listener.close();
         }
-        if (listenerDataSource != null) {
-            listenerDataSource.close();
-        }
         if (poller != null) {
-            poller.stop();
             poller.close(STOP_GRACE);
         }
         if (ticker != null) {
             ticker.close();
-        }
-        if (cursorDataSource != null) {
-            cursorDataSource.close();
         }
         if (metrics != null) {
             metrics.close();
@@ -248,9 +280,5 @@ public class PgQueSourceTask extends SourceTask {
         if (resizeMetrics != null) {
             resizeMetrics.close();
         }
-        if (dataSource != null) {
-            dataSource.close();
-        }
-        log.info("Worker {} stopped", workerId);
     }
 }

@@ -59,12 +59,17 @@ class SourceUnreadablePayloadIT {
         String queue = "unreadable_none";
         String consumer = "unreadable-none-src";
         long badId = prepare(queue, consumer);
+        assertFailsEveryStartNaming(queue, consumer, Map.of(), "slot 0", badId);
+    }
 
-        for (int attempt = 0; attempt < 2; attempt++) { // and again after a restart: nothing was skipped
-            PgQueSourceTask task = start(queue, consumer, Map.of());
+    /** Fails, and again after a restart (nothing was skipped), naming where the event is; dead-letters nothing. */
+    private void assertFailsEveryStartNaming(String queue, String consumer, Map<String, String> props, String reader,
+                                             long badId) throws InterruptedException {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            PgQueSourceTask task = start(queue, consumer, props);
             ConnectException failure = assertThrows(ConnectException.class, () -> pollUntilFailure(task));
             String message = failure.getMessage();
-            for (String part : List.of("queue '" + queue + "'", "consumer '" + consumer + "'", "slot 0",
+            for (String part : List.of("queue '" + queue + "'", "consumer '" + consumer + "'", reader,
                     "event " + badId + " ", "errors.tolerance=all")) {
                 assertTrue(message.contains(part), "'" + part + "' missing from: " + message);
             }
@@ -110,13 +115,72 @@ class SourceUnreadablePayloadIT {
         });
     }
 
+    /** Cooperative mode, tolerance none: the worker's task fails naming the event, and again after a restart. */
+    @Test
+    void cooperativeToleranceNoneFailsTheTaskNamingQueueConsumerWorkerAndEvent() throws Exception {
+        String queue = "unreadable_coop_none";
+        String consumer = "unreadable-coop-none-src";
+        long badId = prepareCooperative(queue, consumer);
+        assertFailsEveryStartNaming(queue, consumer, cooperative(Map.of()), "worker 'task-0'", badId);
+    }
+
+    /** Cooperative mode, tolerance all: the event goes to the dead letters, the rest of the batch on, in order. */
+    @Test
+    void cooperativeToleranceAllDeadLettersTheEventAndDeliversTheRestOfTheBatch() throws Exception {
+        String queue = "unreadable_coop_all";
+        String consumer = "unreadable-coop-all-src";
+        long badId = prepareCooperative(queue, consumer);
+
+        PgQueSourceTask task = start(queue, consumer, cooperative(Map.of("errors.tolerance", "all")));
+        List<SourceRecord> records = HandDrivenTask.pollUntilRecords(task);
+        List<String> values = new ArrayList<>();
+        for (SourceRecord record : records) {
+            values.add(record.key() + "=" + record.value());
+        }
+        assertEquals(List.of("a={n=0}", "b={n=0}", "a={n=2}", "b={n=1}"), values, "every other event of the batch");
+        assertEquals(1, deadLetters(queue));
+        assertEquals(badId, pg.queryLong("select d.ev_id from pgque.dead_letter d join pgque.queue q "
+                + "on q.queue_id = d.dl_queue_id where q.queue_name = ? and d.dl_reason like "
+                + "'unreadable payload: %is not JSON%'", queue));
+        assertEquals(1.0, metric("events-dead-lettered-total"));
+
+        records.forEach(r -> task.commitRecord(r, null));
+        QueueFixture.await("the batch to be acked", Duration.ofSeconds(60), () -> {
+            try {
+                task.poll();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return pg.queryLong("select count(*) from pgque.subscription s join pgque.consumer c"
+                    + " on c.co_id = s.sub_consumer where c.co_name = ? and s.sub_batch is null", consumer + ".task-0")
+                    == 1;
+        });
+        assertEquals(0, pg.queryLong("select count(*) from pgque.retry_queue r join pgque.queue q"
+                + " on q.queue_id = r.ev_queue where q.queue_name = ?", queue), "nothing left to come back");
+    }
+
+    private static Map<String, String> cooperative(Map<String, String> extra) {
+        Map<String, String> props = new java.util.HashMap<>(extra);
+        props.put("pgque.mode", "cooperative");
+        return props;
+    }
+
+    /** The same five events as {@link #prepare}, for a cooperative consumer; keys a and b. */
+    private static long prepareCooperative(String queue, String consumer) {
+        pg.createQueue(queue);
+        pg.pgque.coopConsumer(queue, consumer, "task-0").register(false);
+        return sendFive(queue, "a", "b");
+    }
+
     /** Events of keys a and b on slot 0 in one batch, the third of them unreadable; returns its id. */
     private static long prepare(String queue, String consumer) {
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
         List<String> keys = pg.keysOnSlot("k", 0, N, 2);
-        String a = keys.get(0);
-        String b = keys.get(1);
+        return sendFive(queue, keys.get(0), keys.get(1));
+    }
+
+    private static long sendFive(String queue, String a, String b) {
         pg.send(queue, List.of(
                 Event.of("t", "{\"n\":0}").withPartitionKey(a),
                 Event.of("t", "{\"n\":0}").withPartitionKey(b),
@@ -140,6 +204,10 @@ class SourceUnreadablePayloadIT {
     private PgQueSourceTask start(String queue, String consumer, Map<String, String> extra) {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
         props.put("pgque.value.format", "json");
+        if ("cooperative".equals(extra.get("pgque.mode"))) {
+            props.remove("pgque.slots");
+            props.remove(TaskKeys.TASK_SLOTS);
+        }
         props.putAll(extra);
         PgQueSourceTask task = new PgQueSourceTask();
         PluginMetrics plugin = new PluginMetricsImpl(metrics, Map.of("connector", consumer, "task",

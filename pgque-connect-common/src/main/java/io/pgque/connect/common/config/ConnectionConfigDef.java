@@ -10,9 +10,13 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * The {@code connection.*} keys both connectors accept: where the database is, who to log in as,
- * how big the pool is, how hard to retry, and the TLS settings handed to the JDBC driver.
+ * how big the pool is, how hard to retry, how long any database call may wait, and the TLS
+ * settings handed to the JDBC driver.
  */
 public final class ConnectionConfigDef {
 
@@ -26,6 +30,9 @@ public final class ConnectionConfigDef {
     public static final String ATTEMPTS = "connection.attempts";
     public static final String BACKOFF_MS = "connection.backoff.ms";
     public static final String TIMEOUT_MS = "connection.timeout.ms";
+    public static final String SOCKET_TIMEOUT_MS = "connection.socket.timeout.ms";
+    public static final String STATEMENT_TIMEOUT_MS = "connection.statement.timeout.ms";
+    public static final String LOCK_TIMEOUT_MS = "connection.lock.timeout.ms";
 
     public static final String SSL_MODE = "connection.ssl.mode";
     public static final String SSL_ROOT_CERT = "connection.ssl.root.cert";
@@ -37,6 +44,16 @@ public final class ConnectionConfigDef {
     public static final int ATTEMPTS_DEFAULT = 3;
     public static final long BACKOFF_MS_DEFAULT = 2_000L;
     public static final long TIMEOUT_MS_DEFAULT = 10_000L;
+    public static final long SOCKET_TIMEOUT_MS_DEFAULT = 45_000L;
+    public static final long STATEMENT_TIMEOUT_MS_DEFAULT = 30_000L;
+    public static final long LOCK_TIMEOUT_MS_DEFAULT = 10_000L;
+    /** An hour: beyond that a bound protects nothing a connector cares about. */
+    public static final long TIMEOUT_MS_MAX = 3_600_000L;
+    /**
+     * How much longer than the statement timeout the socket timeout must be: time for the
+     * server's cancellation to reach the client before the client gives up on the connection.
+     */
+    public static final long SOCKET_OVER_STATEMENT_MS = 1_000L;
     public static final SslMode SSL_MODE_DEFAULT = SslMode.PREFER;
 
     private ConnectionConfigDef() {
@@ -68,9 +85,31 @@ public final class ConnectionConfigDef {
                 "Wait between two connection attempts, in milliseconds.",
                 GROUP, ++order, Width.SHORT, "Connection backoff (ms)");
         def.define(TIMEOUT_MS, Type.LONG, TIMEOUT_MS_DEFAULT, Range.between(250L, 600_000L), Importance.LOW,
-                "How long one attempt may take to open a connection or to get one from the pool, "
-                        + "in milliseconds.",
+                "How long one attempt may take to open a connection (TCP connect and login, each) or to "
+                        + "get one from the pool, in milliseconds.",
                 GROUP, ++order, Width.SHORT, "Connection timeout (ms)");
+        def.define(SOCKET_TIMEOUT_MS, Type.LONG, SOCKET_TIMEOUT_MS_DEFAULT, Range.between(1_000L, TIMEOUT_MS_MAX),
+                Importance.LOW,
+                "How long the client waits for the server to answer on an open connection, in milliseconds "
+                        + "(driver property socketTimeout, whole seconds, rounded up); then the call fails, the "
+                        + "connection is dropped and the task retries. The bound that still holds when the server "
+                        + "hangs (a frozen host, a network partition). Must exceed " + STATEMENT_TIMEOUT_MS
+                        + " by at least " + SOCKET_OVER_STATEMENT_MS + " ms, so that a slow statement is cancelled "
+                        + "by the server (the connection survives) before the client gives up on the connection. "
+                        + "Waits for queue notifications are not affected.",
+                GROUP, ++order, Width.SHORT, "Socket timeout (ms)");
+        def.define(STATEMENT_TIMEOUT_MS, Type.LONG, STATEMENT_TIMEOUT_MS_DEFAULT, Range.between(0L, TIMEOUT_MS_MAX),
+                Importance.LOW,
+                "The server cancels any statement of the connector's sessions that runs longer than this, in "
+                        + "milliseconds (PostgreSQL's statement_timeout, set on each pooled connection); the task "
+                        + "retries. 0 leaves the server's own setting in force.",
+                GROUP, ++order, Width.SHORT, "Statement timeout (ms)");
+        def.define(LOCK_TIMEOUT_MS, Type.LONG, LOCK_TIMEOUT_MS_DEFAULT, Range.between(0L, TIMEOUT_MS_MAX),
+                Importance.LOW,
+                "The server gives up on a lock the connector's sessions wait for longer than this, in "
+                        + "milliseconds (PostgreSQL's lock_timeout), e.g. behind a long transaction of another "
+                        + "client or a DDL statement; the task retries. 0 leaves the server's own setting in force.",
+                GROUP, ++order, Width.SHORT, "Lock timeout (ms)");
 
         int tls = 0;
         def.define(SSL_MODE, Type.STRING, SslMode.CHOICE.label(SSL_MODE_DEFAULT), SslMode.CHOICE.validator(),
@@ -92,5 +131,25 @@ public final class ConnectionConfigDef {
                 "Password of the client private key (driver property sslpassword). Kept out of logs.",
                 TLS_GROUP, ++tls, Width.MEDIUM, "TLS client key password");
         return def;
+    }
+
+    /**
+     * Rules between connection keys that a per-key validator cannot see, as key → message;
+     * empty when they hold. Keys missing from {@code parsed} (e.g. because they failed their own
+     * validation) are not judged.
+     *
+     * @param parsed key → value as {@code ConfigDef} parses them
+     */
+    public static Map<String, String> problems(Map<String, ?> parsed) {
+        Map<String, String> problems = new LinkedHashMap<>();
+        if (parsed.get(SOCKET_TIMEOUT_MS) instanceof Long socket && parsed.get(STATEMENT_TIMEOUT_MS) instanceof Long statement
+                && statement > 0 && socket < statement + SOCKET_OVER_STATEMENT_MS) {
+            problems.put(SOCKET_TIMEOUT_MS, SOCKET_TIMEOUT_MS + "=" + socket + " must be at least "
+                    + SOCKET_OVER_STATEMENT_MS + " ms more than " + STATEMENT_TIMEOUT_MS + "=" + statement
+                    + ", so that the server cancels a slow statement before the client drops the connection: "
+                    + "raise it to " + (statement + SOCKET_OVER_STATEMENT_MS) + " or more (at most " + TIMEOUT_MS_MAX
+                    + "), or lower " + STATEMENT_TIMEOUT_MS);
+        }
+        return problems;
     }
 }

@@ -22,6 +22,9 @@ public final class ConnectionSettings {
     private final int attempts;
     private final long backoffMs;
     private final long timeoutMs;
+    private final long socketTimeoutMs;
+    private final long statementTimeoutMs;
+    private final long lockTimeoutMs;
     private final SslMode sslMode;
     private final String sslRootCert;
     private final String sslCert;
@@ -36,6 +39,9 @@ public final class ConnectionSettings {
         this.attempts = config.getInt(ConnectionConfigDef.ATTEMPTS);
         this.backoffMs = config.getLong(ConnectionConfigDef.BACKOFF_MS);
         this.timeoutMs = config.getLong(ConnectionConfigDef.TIMEOUT_MS);
+        this.socketTimeoutMs = config.getLong(ConnectionConfigDef.SOCKET_TIMEOUT_MS);
+        this.statementTimeoutMs = config.getLong(ConnectionConfigDef.STATEMENT_TIMEOUT_MS);
+        this.lockTimeoutMs = config.getLong(ConnectionConfigDef.LOCK_TIMEOUT_MS);
         this.sslMode = SslMode.CHOICE.parse(ConnectionConfigDef.SSL_MODE, config.getString(ConnectionConfigDef.SSL_MODE));
         this.sslRootCert = config.getString(ConnectionConfigDef.SSL_ROOT_CERT).trim();
         this.sslCert = config.getString(ConnectionConfigDef.SSL_CERT).trim();
@@ -78,6 +84,21 @@ public final class ConnectionSettings {
         return timeoutMs;
     }
 
+    /** How long a call may wait for the server's answer on an open connection. */
+    public long socketTimeoutMs() {
+        return socketTimeoutMs;
+    }
+
+    /** The sessions' statement_timeout; 0 leaves the server's setting. */
+    public long statementTimeoutMs() {
+        return statementTimeoutMs;
+    }
+
+    /** The sessions' lock_timeout; 0 leaves the server's setting. */
+    public long lockTimeoutMs() {
+        return lockTimeoutMs;
+    }
+
     public SslMode sslMode() {
         return sslMode;
     }
@@ -114,6 +135,9 @@ public final class ConnectionSettings {
                 + ", attempts=" + attempts
                 + ", backoffMs=" + backoffMs
                 + ", timeoutMs=" + timeoutMs
+                + ", socketTimeoutMs=" + socketTimeoutMs
+                + ", statementTimeoutMs=" + statementTimeoutMs
+                + ", lockTimeoutMs=" + lockTimeoutMs
                 + ", sslMode=" + sslMode.driverValue()
                 + ", sslRootCert=" + sslRootCert
                 + ", sslCert=" + sslCert

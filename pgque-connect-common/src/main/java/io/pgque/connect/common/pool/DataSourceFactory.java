@@ -10,7 +10,10 @@ import io.pgque.connect.common.config.ConnectionSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 /** Builds the HikariCP pool a connector or task talks to PostgreSQL through. */
@@ -73,14 +76,47 @@ public final class DataSourceFactory {
         // error on the first getConnection instead of as a failed task start.
         config.setInitializationFailTimeout(-1);
 
+        sessionTimeouts(settings).ifPresent(config::setConnectionInitSql);
+
         Properties driver = settings.tlsDriverProperties();
         driver.setProperty("ApplicationName", truncate(poolName, APPLICATION_NAME_MAX));
-        // The driver counts this one in whole seconds; round up so a short timeout is not "none" (0).
-        driver.setProperty("connectTimeout", Long.toString((settings.timeoutMs() + 999) / 1000));
+        // Each of these bounds one kind of wait in the driver. It counts them in whole seconds:
+        // rounded up, so that a short timeout never becomes "none" (0).
+        driver.setProperty("connectTimeout", seconds(settings.timeoutMs()));
+        // Per connection, not DriverManager's JVM-wide login timeout (which Hikari would set and
+        // which every other pool in the worker shares).
+        driver.setProperty("loginTimeout", seconds(settings.timeoutMs()));
+        // The bound that holds when the server hangs. Waits for notifications (LISTEN) set their
+        // own timeout per call, so a listening connection is not cut by it.
+        driver.setProperty("socketTimeout", seconds(settings.socketTimeoutMs()));
         for (Map.Entry<Object, Object> entry : driver.entrySet()) {
             config.addDataSourceProperty((String) entry.getKey(), entry.getValue());
         }
         return config;
+    }
+
+    /**
+     * The statement and lock timeouts, as one statement run on every new connection of the pool
+     * (Hikari's connectionInitSql), or empty when both are left to the server. Run once per
+     * connection rather than sent as the startup parameter {@code options=-c ...}: that one
+     * would be silently replaced by an {@code options} parameter in the user's URL (the URL's
+     * parameters win over the driver properties), and some connection poolers refuse it at
+     * login. Session-level settings persist for the connection's life, as nothing here resets
+     * the session. The values are numbers from the validated configuration, never user text.
+     */
+    static Optional<String> sessionTimeouts(ConnectionSettings settings) {
+        List<String> sets = new ArrayList<>();
+        if (settings.statementTimeoutMs() > 0) {
+            sets.add("set_config('statement_timeout', '" + settings.statementTimeoutMs() + "ms', false)");
+        }
+        if (settings.lockTimeoutMs() > 0) {
+            sets.add("set_config('lock_timeout', '" + settings.lockTimeoutMs() + "ms', false)");
+        }
+        return sets.isEmpty() ? Optional.empty() : Optional.of("select " + String.join(", ", sets));
+    }
+
+    private static String seconds(long millis) {
+        return Long.toString((millis + 999) / 1000);
     }
 
     private static String truncate(String text, int max) {

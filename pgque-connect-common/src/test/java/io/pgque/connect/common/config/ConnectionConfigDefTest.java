@@ -51,9 +51,48 @@ class ConnectionConfigDefTest {
         assertEquals(3, settings.attempts());
         assertEquals(2_000L, settings.backoffMs());
         assertEquals(10_000L, settings.timeoutMs());
+        assertEquals(45_000L, settings.socketTimeoutMs());
+        assertEquals(30_000L, settings.statementTimeoutMs());
+        assertEquals(10_000L, settings.lockTimeoutMs());
+        assertTrue(ConnectionConfigDef.problems(config.values()).isEmpty(), "the defaults satisfy the rules");
         assertEquals(SslMode.PREFER, settings.sslMode());
         assertEquals("none", config.getString("pgque.schema.install"));
         assertEquals("at_least_once", config.getString("pgque.delivery.guarantee"));
+    }
+
+    @Test
+    void timeoutsOutsideTheirRangesAreRejectedNamingKeyAndRange() {
+        // Key, a value outside the range, the bound it breaks.
+        for (String[] bad : new String[][] {{"connection.socket.timeout.ms", "999", "1000"},
+                {"connection.socket.timeout.ms", "3600001", "3600000"}, {"connection.statement.timeout.ms", "-1", "0"},
+                {"connection.lock.timeout.ms", "3600001", "3600000"}}) {
+            ConfigException e = rejected(bad[0], bad[1]);
+            assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
+            assertTrue(e.getMessage().contains(bad[2]), "names the bound: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void socketTimeoutMustOutlastTheStatementTimeout() {
+        Map<String, String> props = minimal();
+        props.put("connection.statement.timeout.ms", "60000");
+        Map<String, String> problems = ConnectionConfigDef.problems(config(props).values());
+        String message = problems.get("connection.socket.timeout.ms");
+        assertTrue(message != null && message.contains("connection.socket.timeout.ms=45000")
+                && message.contains("connection.statement.timeout.ms=60000") && message.contains("61000"), problems.toString());
+
+        props.put("connection.socket.timeout.ms", "61000");
+        assertTrue(ConnectionConfigDef.problems(config(props).values()).isEmpty(), "1 s of margin is enough");
+        props.put("connection.socket.timeout.ms", "60500");
+        assertEquals(1, ConnectionConfigDef.problems(config(props).values()).size(), "half a second is not");
+    }
+
+    @Test
+    void noStatementTimeoutLeavesTheSocketTimeoutFree() {
+        Map<String, String> props = minimal();
+        props.put("connection.statement.timeout.ms", "0");
+        props.put("connection.socket.timeout.ms", "1000");
+        assertTrue(ConnectionConfigDef.problems(config(props).values()).isEmpty());
     }
 
     @Test

@@ -49,6 +49,25 @@ class DataSourceFactoryTest {
         assertEquals("require", driver.getProperty("sslmode"));
         assertEquals("pgque-sink-orders-0", driver.getProperty("ApplicationName"));
         assertEquals("2", driver.getProperty("connectTimeout"), "whole seconds, rounded up");
+        assertEquals("2", driver.getProperty("loginTimeout"), "per connection, whole seconds, rounded up");
+        assertEquals("45", driver.getProperty("socketTimeout"), "the default");
+        assertEquals("select set_config('statement_timeout', '30000ms', false), set_config('lock_timeout', '10000ms', false)",
+                config.getConnectionInitSql());
+    }
+
+    @Test
+    void sessionTimeoutsFollowTheSettingsAndZeroLeavesTheServersOwn() {
+        HikariConfig config = DataSourceFactory.configure(settings(Map.of(
+                "connection.statement.timeout.ms", "2500",
+                "connection.lock.timeout.ms", "0",
+                "connection.socket.timeout.ms", "3500")), "p");
+        assertEquals("select set_config('statement_timeout', '2500ms', false)", config.getConnectionInitSql());
+        assertEquals("4", config.getDataSourceProperties().getProperty("socketTimeout"), "rounded up");
+
+        HikariConfig none = DataSourceFactory.configure(settings(Map.of(
+                "connection.statement.timeout.ms", "0",
+                "connection.lock.timeout.ms", "0")), "p");
+        assertNull(none.getConnectionInitSql());
     }
 
     @Test

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.sink.config;
 
+import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
 import org.apache.kafka.common.config.Config;
@@ -54,6 +55,7 @@ public final class SinkConfigValidator {
         validator.dedupKeyMustVary();
         validator.requiredKeyNeedsSource();
         validator.everyTopicHasQueue();
+        validator.connectionRules();
         return validator.errors;
     }
 
@@ -168,6 +170,12 @@ public final class SinkConfigValidator {
             }
         }
         return topics;
+    }
+
+    private void connectionRules() {
+        if (valid(ConnectionConfigDef.SOCKET_TIMEOUT_MS, ConnectionConfigDef.STATEMENT_TIMEOUT_MS)) {
+            ConnectionConfigDef.problems(parsed).forEach(this::error);
+        }
     }
 
     private boolean valid(String... keys) {

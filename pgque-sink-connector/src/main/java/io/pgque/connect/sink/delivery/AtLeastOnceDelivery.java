@@ -33,6 +33,13 @@ import java.util.Map;
  * writer's retries), the worker has already moved on: the task then seeks each partition of the
  * failed put back to the put's first record and drops the later records of those partitions, so
  * the worker delivers them again, in order.
+ *
+ * <p>No call waits for a write longer than {@link Delivery#WRITE_WAIT}: a put finding the
+ * previous write still running after that asks the worker to deliver its records again later
+ * (nothing of the put was taken yet); preCommit lets Kafka commit only up to the write; close
+ * gives the write up and has its partitions delivered again, as if it had failed, so that a
+ * database that hangs cannot hold up a rebalance or the task's stop. A write given up may still
+ * commit, which makes duplicates, never gaps or reordering: the next write runs after it.
  */
 public final class AtLeastOnceDelivery implements Delivery {
 
@@ -70,6 +77,14 @@ public final class AtLeastOnceDelivery implements Delivery {
     public void put(Collection<SinkRecord> records) {
         if (failed != null) {
             throw failed;
+        }
+        if (!ahead.settledWithin(WRITE_WAIT)) {
+            // Nothing of this put is taken yet: the worker keeps these records and, after this
+            // long (during which it can stop the task), puts them again.
+            context.timeout(WRITE_WAIT.toMillis());
+            throw new RetriableException("The previous write has waited for PostgreSQL for more than "
+                    + WRITE_WAIT.toMillis() + " ms (see connection.socket.timeout.ms); the worker will deliver "
+                    + records.size() + " records again");
         }
         // The worker applied the seeks asked for at the last put before delivering these.
         sought.clear();
@@ -120,21 +135,40 @@ public final class AtLeastOnceDelivery implements Delivery {
         put.report(badRecords, rejected);
     }
 
-    /** Waits for the write in flight; then only the dead letter reports may still be on their way. */
+    /** Gives up on the write in flight as if it had failed curably: its partitions are delivered again. */
+    private void abandon() {
+        Map<TopicPartition, Long> from = writing.firstOffsets();
+        writing = null;
+        ahead.abandon();
+        from.forEach((partition, offset) -> toSeek.merge(partition, offset, Math::min));
+        log.warn("Gave up waiting for a write after {} ms (PostgreSQL does not answer); the records of {} will be "
+                + "delivered again from offsets {}", WRITE_WAIT.toMillis(), from.keySet(), from);
+    }
+
+    /**
+     * Waits (at most {@link Delivery#WRITE_WAIT}) for the write in flight; then only the dead
+     * letter reports may still be on their way.
+     */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered) {
         if (failed != null) {
             // The worker counts the failed put as delivered; committing that would skip it.
             return Map.of();
         }
-        settle();
+        // A write still running holds back its partitions, from its first record.
+        Map<TopicPartition, Long> running = Map.of();
+        if (ahead.settledWithinUnlessStalled(WRITE_WAIT)) {
+            settle();
+        } else {
+            running = writing.firstOffsets();
+        }
         badRecords.awaitReports();
-        if (toSeek.isEmpty() && sought.isEmpty()) {
+        if (toSeek.isEmpty() && sought.isEmpty() && running.isEmpty()) {
             return delivered;
         }
         // Until the worker has sought back, what it counts as delivered runs past what is written.
         Map<TopicPartition, OffsetAndMetadata> committable = new HashMap<>(delivered);
-        for (Map<TopicPartition, Long> from : List.of(toSeek, sought)) {
+        for (Map<TopicPartition, Long> from : List.of(toSeek, sought, running)) {
             from.forEach((partition, offset) -> committable.computeIfPresent(partition,
                     (p, current) -> current.offset() > offset ? new OffsetAndMetadata(offset) : current));
         }
@@ -143,7 +177,11 @@ public final class AtLeastOnceDelivery implements Delivery {
 
     @Override
     public void close(Collection<TopicPartition> partitions) {
-        settle();
+        if (ahead.settledWithinUnlessStalled(WRITE_WAIT)) {
+            settle();
+        } else {
+            abandon();
+        }
         // Their next owner starts from the offsets Kafka committed, which never passed a failed write.
         partitions.forEach(toSeek::remove);
         partitions.forEach(sought::remove);
@@ -151,6 +189,6 @@ public final class AtLeastOnceDelivery implements Delivery {
 
     @Override
     public void stop() {
-        ahead.stop();
+        ahead.stop(STOP_GRACE);
     }
 }

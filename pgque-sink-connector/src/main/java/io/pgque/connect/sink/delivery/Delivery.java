@@ -8,6 +8,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 
@@ -23,7 +24,7 @@ public interface Delivery {
     /**
      * Writes {@code records} (and whatever else the mode keeps with them). The write may still
      * be running when this returns; the next put, {@link #preCommit} and {@link #close} wait for
-     * it, and a failure of it is thrown from there.
+     * it (at most {@link #WRITE_WAIT}), and a failure of it is thrown from there.
      */
     void put(Collection<SinkRecord> records);
 
@@ -36,6 +37,19 @@ public interface Delivery {
     /** {@code partitions} were taken from the task (after their offsets were committed). */
     void close(Collection<TopicPartition> partitions);
 
-    /** The task stops: ends the writer thread. */
+    /**
+     * How long put, preCommit and close wait for the write in flight before they stop waiting
+     * (put asks the worker to deliver its records again, preCommit commits only what is known to
+     * be written, close gives the write up). A write normally takes a fraction of this; one that
+     * takes longer is waiting on a database that does not answer, and the task thread must stay
+     * free to be stopped: Connect calls preCommit and close before stop, and tells the task
+     * nothing before.
+     */
+    Duration WRITE_WAIT = Duration.ofSeconds(2);
+
+    /** How long stop waits for the writer thread; what is still running ends when the pool closes. */
+    Duration STOP_GRACE = Duration.ofSeconds(1);
+
+    /** The task stops: ends the writer thread, waiting at most {@link #STOP_GRACE}. */
     void stop();
 }

@@ -49,6 +49,10 @@ import java.util.TreeMap;
  * while the worker polls and converts the next records. The stored offsets the next put is
  * checked against are those its predecessor committed, so the next put waits for it before
  * deciding what is fresh; {@code preCommit}, {@code open} and {@code close} wait for it too.
+ * None waits longer than {@link Delivery#WRITE_WAIT}: a put then asks the worker to deliver its
+ * records again later, preCommit returns what PostgreSQL is known to have, and close leaves the
+ * write to finish or fail on its own: whatever it commits, the stored offsets record, so the
+ * partitions' next owner (this task or another) skips it.
  */
 public final class ExactlyOnceDelivery implements Delivery {
 
@@ -131,6 +135,14 @@ public final class ExactlyOnceDelivery implements Delivery {
     public void put(Collection<SinkRecord> records) {
         if (failed != null) {
             throw failed;
+        }
+        if (!ahead.settledWithin(WRITE_WAIT)) {
+            // Nothing of this put is taken yet: the worker keeps these records and, after this
+            // long (during which it can stop the task), puts them again.
+            context.timeout(WRITE_WAIT.toMillis());
+            throw new RetriableException("The previous write has waited for PostgreSQL for more than "
+                    + WRITE_WAIT.toMillis() + " ms (see connection.socket.timeout.ms); the worker will deliver "
+                    + records.size() + " records again");
         }
         // Converted while the previous put's write is still running; what is fresh is known
         // only once it has committed.
@@ -285,18 +297,23 @@ public final class ExactlyOnceDelivery implements Delivery {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> delivered) {
-        settle();
+        // The offsets known to be stored are committable whether or not a write is still running.
+        if (ahead.settledWithinUnlessStalled(WRITE_WAIT)) {
+            settle();
+        }
         return offsets.committable(delivered);
     }
 
     @Override
     public void close(Collection<TopicPartition> partitions) {
-        settle();
+        if (ahead.settledWithinUnlessStalled(WRITE_WAIT)) {
+            settle();
+        }
         offsets.forget(partitions);
     }
 
     @Override
     public void stop() {
-        ahead.stop();
+        ahead.stop(STOP_GRACE);
     }
 }

@@ -6,12 +6,14 @@ package io.pgque.connect.sink.delivery;
 
 import org.apache.kafka.connect.errors.ConnectException;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs a put's write on the task's own writer thread, so that the task thread can go back to
@@ -27,6 +29,8 @@ final class WriteAhead<T> {
 
     private final ExecutorService thread;
     private Future<T> inFlight;
+    // The write in flight once a bounded wait for it ran out: the database is not answering.
+    private Future<T> stalled;
 
     WriteAhead(String threadName) {
         this.thread = Executors.newSingleThreadExecutor(runnable -> {
@@ -46,6 +50,56 @@ final class WriteAhead<T> {
             throw new IllegalStateException("a write is still in flight");
         }
         inFlight = thread.submit(write);
+    }
+
+    /**
+     * Waits at most {@code max} for the write in flight to end; its outcome is left for
+     * {@link #finish()}.
+     *
+     * @return whether no write is running any more
+     */
+    boolean settledWithin(Duration max) {
+        Future<T> write = inFlight;
+        if (write == null || write.isDone()) {
+            return true;
+        }
+        try {
+            write.get(max.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            return true;
+        } catch (TimeoutException e) {
+            stalled = write;
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * As {@link #settledWithin}, but without waiting again for a write that already ran out an
+     * earlier wait: when the worker stops a task, a put, preCommit and close come one after the
+     * other, and the stuck write must cost the first of them only.
+     */
+    boolean settledWithinUnlessStalled(Duration max) {
+        Future<T> write = inFlight;
+        if (write != null && write == stalled && !write.isDone()) {
+            return false;
+        }
+        return settledWithin(max);
+    }
+
+    /**
+     * Gives up on the write in flight without waiting: it is interrupted (a wait between its
+     * retries ends; a database call ends with its socket timeout or when the pool is closed)
+     * and its outcome is never looked at. It may still commit; the next write runs after it.
+     */
+    void abandon() {
+        if (inFlight != null) {
+            inFlight.cancel(true);
+            inFlight = null;
+        }
     }
 
     /**
@@ -81,14 +135,18 @@ final class WriteAhead<T> {
 
     /**
      * Stops the writer thread: a write still running is interrupted (its transaction rolls back
-     * or, if it was committing, may commit) and waited for a little.
+     * or, if it was committing, may commit) and waited for at most {@code grace}. A write stuck
+     * in a database call ends when the pool is closed after this.
+     *
+     * @return whether the thread ended within the grace
      */
-    void stop() {
+    boolean stop(Duration grace) {
         thread.shutdownNow();
         try {
-            thread.awaitTermination(10, TimeUnit.SECONDS);
+            return thread.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 }

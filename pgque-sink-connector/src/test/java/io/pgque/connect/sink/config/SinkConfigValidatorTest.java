@@ -52,6 +52,13 @@ class SinkConfigValidatorTest {
     }
 
     @Test
+    void socketTimeoutMustOutlastTheStatementTimeout() {
+        assertOnlyError(errors("connection.statement.timeout.ms", "45000"), "connection.socket.timeout.ms",
+                "connection.socket.timeout.ms=45000 must be at least 1000 ms more than connection.statement.timeout.ms=45000");
+        assertEquals(Map.of(), errors("connection.statement.timeout.ms", "45000", "connection.socket.timeout.ms", "46000"));
+    }
+
+    @Test
     void dedupKeyNeedsAWindow() {
         assertOnlyError(errors("pgque.dedup.key", "${key}"), "pgque.dedup.ttl.ms",
                 "pgque.dedup.ttl.ms is required when pgque.dedup.key is set");

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source.config;
 
+import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -37,6 +38,7 @@ public final class SourceConfigRules {
                     + SourceConfigDef.EXACTLY_ONCE_SUPPORT + "=required in the connector configuration, and "
                     + "exactly.once.source.support=enabled on every worker");
         }
+        ConnectionConfigDef.problems(config.values()).forEach((key, message) -> add(problems, key, message));
         boolean ordered = config.mode() == SourceMode.ORDERED;
         checkMode(config, problems);
         if (config.consumer().isEmpty()) {

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -46,8 +47,9 @@ public final class CoopPoller {
 
     private static final Logger log = LoggerFactory.getLogger(CoopPoller.class);
     private static final Object STOP = new Object();
+    private static final Object TICK = new Object();
     /** All members' slots are reported as this one: cooperative mode has none. */
-    private static final int NO_SLOT = -1;
+    private static final int NO_SLOT = RecordFactory.NO_SLOT;
 
     private final CoopConsumer consumer;
     private final RecordFactory records;
@@ -60,6 +62,8 @@ public final class CoopPoller {
     private final Supplier<Optional<DeliveredPosition>> delivered;
     private final BatchBoundary boundary;
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
+    /** Set when the queue ticked since the last step: a worker resting for want of a batch asks again. */
+    private final AtomicBoolean ticked = new AtomicBoolean();
     private volatile boolean stopping;
     private StreamedBatch inFlight;
     private boolean deliveryCheck = true;
@@ -130,6 +134,16 @@ public final class CoopPoller {
         return null;
     }
 
+    /**
+     * The queue ticked (a {@code TickListener} heard it): a worker resting because it found no
+     * batch asks for one at once instead of at the end of its poll interval. Any thread; never
+     * blocks.
+     */
+    public void tickArrived() {
+        ticked.set(true);
+        wakeups.offer(TICK);
+    }
+
     /** Makes a running or future {@link #poll()} return at once. Any thread. */
     public void stop() {
         stopping = true;
@@ -170,6 +184,9 @@ public final class CoopPoller {
     private List<SourceRecord> step() {
         wakeups.clear();
         long now = System.nanoTime();
+        if (ticked.getAndSet(false)) {
+            nextReceiveNanos = now;
+        }
         if (inFlight != null) {
             if (!inFlight.isDelivered()) {
                 if (now >= nextTouchNanos) {
@@ -229,7 +246,10 @@ public final class CoopPoller {
         List<Message> toSend = batch.take(chunk);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
-            out.add(records.create(message, consumer.subconsumer(), batch));
+            SourceRecord record = records.create(message, consumer.subconsumer(), batch);
+            if (record != null) { // null: dead-lettered as unreadable, and counted as delivered
+                out.add(record);
+            }
         }
         if (last) {
             batch.lastChunkTaken();
@@ -241,7 +261,7 @@ public final class CoopPoller {
             }
         }
         if (out.isEmpty()) {
-            return null; // all of it in Kafka already; a complete batch is acked on the next step
+            return null; // all of it in Kafka already or dead-lettered; a complete batch is acked on the next step
         }
         // Exactly-once: a Kafka transaction per chunk, as in the slot loop.
         boundary.batchEnds(out.get(out.size() - 1));

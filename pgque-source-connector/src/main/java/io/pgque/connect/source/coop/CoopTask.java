@@ -20,6 +20,8 @@ import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
+import io.pgque.connect.source.record.UnreadableEvents;
+import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.ticker.TickerDuty;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
@@ -34,7 +36,7 @@ import java.util.function.Supplier;
 
 /**
  * A source task in cooperative mode: one worker of the connector's cooperative consumer, named
- * after the task, plus the ticker duty when the task carries it. The task class delegates to
+ * after the task, woken by the queue's ticks, plus the ticker duty when the task carries it. The task class delegates to
  * this whole; records are acknowledged through the same {@code TrackedRecord} tickets as in
  * ordered mode.
  */
@@ -44,15 +46,20 @@ public final class CoopTask {
 
     private final HikariDataSource dataSource;
     private final HikariDataSource cursorDataSource;
+    private final HikariDataSource listenerDataSource;
+    private final TickListener listener;
     private final CoopPoller poller;
     private final TickerDuty ticker;
     private final SourceMetrics metrics;
     private final String worker;
 
-    private CoopTask(HikariDataSource dataSource, HikariDataSource cursorDataSource, CoopPoller poller,
-                     TickerDuty ticker, SourceMetrics metrics, String worker) {
+    private CoopTask(HikariDataSource dataSource, HikariDataSource cursorDataSource,
+                     HikariDataSource listenerDataSource, TickListener listener, CoopPoller poller, TickerDuty ticker,
+                     SourceMetrics metrics, String worker) {
         this.dataSource = dataSource;
         this.cursorDataSource = cursorDataSource;
+        this.listenerDataSource = listenerDataSource;
+        this.listener = listener;
         this.poller = poller;
         this.ticker = ticker;
         this.metrics = metrics;
@@ -76,6 +83,16 @@ public final class CoopTask {
             throw e;
         }
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
+        if (task == 0 && TaskKeys.taskCount(props).isPresent()) {
+            try {
+                RemovedWorkers.forget(PgQue.using(dataSource), config.queue(), config.consumer(),
+                        TaskKeys.taskCount(props).getAsInt(), exactlyOnce ? null : config.leaseTtl());
+            } catch (RuntimeException e) {
+                // Tidying only: an idle worker left registered holds nothing back.
+                log.warn("Could not look for workers of removed tasks of {} on queue {}: {}", config.consumer(),
+                        config.queue(), e.getMessage());
+            }
+        }
         CoopConsumer consumer = PgQue.using(dataSource).coopConsumer(config.queue(), config.consumer(), worker);
         // Taking over a silent sibling's batch gives it a new id, so whether Kafka already holds it
         // cannot be told from the offsets: exactly-once waits for the sibling's own restart instead.
@@ -87,16 +104,25 @@ public final class CoopTask {
                 ? lastDelivered(context, SourceOffsets.memberPartition(config.queue(), config.consumer(), worker))
                 : Optional::empty;
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
+        CoopConsumer reader = consumer;
+        UnreadableEvents unreadable = UnreadableEvents.of(props,
+                (slot, msgId, reason) -> reader.deadLetter(msgId, reason), metrics::eventDeadLettered);
         // The cursor over the rest of a batch larger than one chunk pins a connection while it streams:
         // a pool of its own (one batch per task, so one connection), never starving acks and touches.
         HikariDataSource cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
                 "pgque-source-" + connector + "-" + task + "-cursors", 1);
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey());
+                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable);
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
                 config.batchMaxEvents(), cursorDataSource, Duration.ofMillis(config.connection().backoffMs()), metrics,
                 delivered, boundary);
+        // As in ordered mode: a worker waiting for a batch reads as soon as the queue ticks; the
+        // listener holds its connection for good, hence a pool of its own.
+        HikariDataSource listenerDataSource = DataSourceFactory.create(config.connection(),
+                "pgque-source-" + connector + "-" + task + "-ticks");
+        TickListener listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+                Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         TickerDuty ticker = TaskKeys.runsTicker(props)
                 ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),
                 config.maintInterval(), config.retryInterval())
@@ -105,7 +131,8 @@ public final class CoopTask {
                 worker, config.consumer(), config.queue(), exactlyOnce ? "exactly-once"
                         : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
                         + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
-        return new CoopTask(dataSource, cursorDataSource, poller, ticker, metrics, worker);
+        return new CoopTask(dataSource, cursorDataSource, listenerDataSource, listener, poller, ticker, metrics,
+                worker);
     }
 
     private static Supplier<Optional<DeliveredPosition>> lastDelivered(SourceTaskContext context,
@@ -122,14 +149,27 @@ public final class CoopTask {
         poller.stop();
     }
 
+    /**
+     * Gives the batch back and ends the ticker duty; may wait on the database. The pool stays
+     * open: the caller closes {@link #pools()}, with a bounded wait.
+     */
     public void stop(Duration grace) {
+        listener.close();
+        listenerDataSource.close();
         poller.close(grace);
         if (ticker != null) {
             ticker.close();
         }
         metrics.close();
-        cursorDataSource.close();
-        dataSource.close();
-        log.info("Worker {} stopped", worker);
+    }
+
+    /** The task's pools, for the caller to close once {@link #stop} returned or ran out of time. */
+    public HikariDataSource[] pools() {
+        return new HikariDataSource[] {dataSource, cursorDataSource};
+    }
+
+    /** The worker's name in the cooperative consumer. */
+    public String worker() {
+        return worker;
     }
 }

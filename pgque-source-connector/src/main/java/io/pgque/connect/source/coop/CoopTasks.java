@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * Task configurations in cooperative mode: every task gets work (there are no slots to run out
@@ -29,6 +30,8 @@ public final class CoopTasks {
         for (int task = 0; task < maxTasks; task++) {
             Map<String, String> taskProps = new HashMap<>(connectorProps);
             taskProps.put(TaskKeys.TASK_INDEX, Integer.toString(task));
+            // Lets task 0 tell the workers of removed tasks from live ones (RemovedWorkers).
+            taskProps.put(TaskKeys.TASK_COUNT, Integer.toString(maxTasks));
             taskProps.put(TaskKeys.TASK_TICKER, Boolean.toString(tickerEnabled));
             configs.add(taskProps);
         }
@@ -42,5 +45,17 @@ public final class CoopTasks {
      */
     public static String workerName(int task) {
         return WORKER_PREFIX + task;
+    }
+
+    /** The task a worker name stands for; empty for a name this connector never gives. */
+    static OptionalInt taskOf(String worker) {
+        if (!worker.startsWith(WORKER_PREFIX)) {
+            return OptionalInt.empty();
+        }
+        String index = worker.substring(WORKER_PREFIX.length());
+        if (index.isEmpty() || !index.chars().allMatch(Character::isDigit) || index.length() > 9) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(Integer.parseInt(index));
     }
 }

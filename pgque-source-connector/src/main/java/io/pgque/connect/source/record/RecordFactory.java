@@ -21,6 +21,9 @@ import java.util.function.Supplier;
  */
 public final class RecordFactory {
 
+    /** The slot a cooperative worker's dead letters are reported on: cooperative mode has none. */
+    public static final int NO_SLOT = -1;
+
     private final String queue;
     private final String consumer;
     private final TopicRouter topics;
@@ -77,8 +80,8 @@ public final class RecordFactory {
 
     /**
      * A record of cooperative worker {@code subconsumer}: the producer picks the partition by key.
-     * A payload that cannot be converted fails the task (cooperative mode has no dead-letter path
-     * of its own yet).
+     * Null, as for a slot, when the payload could not be converted and the {@link UnreadableEvents}
+     * policy moved the event to the dead letters.
      */
     public TrackedRecord create(Message message, String subconsumer, DeliveryTicket ticket) {
         Supplier<String> where = () -> "event " + message.msgId() + " of batch " + message.batchId() + " read by "
@@ -86,7 +89,14 @@ public final class RecordFactory {
         if (memberPartition == null || !subconsumer.equals(memberPartition.get(SourceOffsets.SUBCONSUMER))) {
             memberPartition = SourceOffsets.memberPartition(queue, consumer, subconsumer);
         }
-        SchemaAndValue value = values.valueOf(message, where);
+        SchemaAndValue value;
+        try {
+            value = values.valueOf(message, where);
+        } catch (DataException e) {
+            unreadable.handle(message, NO_SLOT, where.get(), e);
+            ticket.delivered();
+            return null;
+        }
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(memberPartition, SourceOffsets.offset(message.batchId(), message.msgId()),
                 topics.topicOf(message.type(), where), null, Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),

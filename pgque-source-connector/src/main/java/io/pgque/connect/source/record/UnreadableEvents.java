@@ -31,7 +31,10 @@ public final class UnreadableEvents {
 
     private static final Logger log = LoggerFactory.getLogger(UnreadableEvents.class);
 
-    /** Where a tolerated event goes: the engine's dead letters, on the slot it came from. */
+    /**
+     * Where a tolerated event goes: the engine's dead letters, on the slot it came from
+     * ({@link RecordFactory#NO_SLOT} for a cooperative worker, whose open batch says where).
+     */
     @FunctionalInterface
     public interface DeadLetters {
         void deadLetter(int slot, long msgId, String reason);
@@ -85,7 +88,7 @@ public final class UnreadableEvents {
     public void handle(Message message, int slot, String where, DataException failure) {
         if (!tolerate) {
             throw new DataException(failure.getMessage() + ". The task stops here; with " + TOLERANCE
-                    + "=all such an event goes to the queue's dead letters and the slot goes on.", failure);
+                    + "=all such an event goes to the queue's dead letters and reading goes on.", failure);
         }
         String reason = "unreadable payload: " + failure.getMessage();
         deadLetters.deadLetter(slot, message.msgId(), reason);

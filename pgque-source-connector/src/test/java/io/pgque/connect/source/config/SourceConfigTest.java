@@ -165,6 +165,15 @@ class SourceConfigTest {
     }
 
     @Test
+    void socketTimeoutMustOutlastTheStatementTimeout() {
+        Map<String, String> props = with("connection.statement.timeout.ms", "50000");
+        String message = rules(props, null).get("connection.socket.timeout.ms").get(0);
+        assertTrue(message.contains("connection.statement.timeout.ms=50000") && message.contains("51000"), message);
+        props.put("connection.socket.timeout.ms", "51000");
+        assertTrue(rules(props, null).isEmpty());
+    }
+
+    @Test
     void slotPartitioningNeedsThePartitionCount() {
         Map<String, String> props = with("pgque.kafka.partitioner", "slot");
         assertTrue(rules(props, null).containsKey("pgque.kafka.partitions"));

@@ -1,0 +1,240 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.bench;
+
+import io.pgque.client.Event;
+import io.pgque.client.PgQue;
+import io.pgque.connect.source.coop.CoopTasks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The source connector's two modes on one backlog: {@code pgque.mode=cooperative} with 1, 2
+ * and 4 tasks beside {@code ordered} with 4 slots read by 2 tasks, and the hand-written bridge
+ * of {@link SourceThroughputBenchmark} as the raw loop, all in the same run.
+ *
+ * <p>Each round fills one queue with the backlog (~1 KB JSON documents over 1,000 keys, a tick
+ * per {@link SourceLoader#EVENTS_PER_TICK}) after subscribing one consumer per path, so every
+ * path drains the very same events; loading once per round instead of once per run is what
+ * makes 200,000-event runs affordable. Before the drains the queue's tables are read once, so
+ * no path pays for bringing them into the cache; the order of the paths moves on by one each
+ * round, so none is always first after loading. Runs are timed by the broker, as in
+ * {@link SourceThroughputBenchmark}.
+ */
+final class SourceModesBenchmark {
+
+    private static final int EVENTS = Integer.getInteger("source.modes.events", 200_000);
+    private static final int WARMUP_EVENTS = Integer.getInteger("source.modes.warmup.events", 20_000);
+    private static final int ROUNDS = Integer.getInteger("source.modes.rounds", 3);
+
+    /** One way to move the queue into Kafka; {@code tasks == 0} is the bridge. */
+    private record Path(String id, String label, String mode, int slots, int tasks) {
+        boolean bridge() {
+            return tasks == 0;
+        }
+    }
+
+    private static final List<Path> PATHS = List.of(
+            new Path("bridge", "baseline: one loop, receive batch, send, flush, ack", null, 0, 0),
+            new Path("coop1", "cooperative, tasks.max = 1", "cooperative", 0, 1),
+            new Path("coop2", "cooperative, tasks.max = 2", "cooperative", 0, 2),
+            new Path("coop4", "cooperative, tasks.max = 4", "cooperative", 0, 4),
+            new Path("ordered4x2", "ordered, N = 4 slots, tasks.max = 2", "ordered", 4, 2));
+
+    private final BenchServer server;
+
+    SourceModesBenchmark(BenchServer server) {
+        this.server = server;
+    }
+
+    void run() throws Exception {
+        try (Connection c = server.connect(); SourceKafkaSide kafka = SourceKafkaSide.start(false)) {
+            String jdbcUrl = c.getMetaData().getURL();
+            System.out.printf(Locale.ROOT, "source modes: %d events of ~%d B per round, %d rounds after a warm-up "
+                    + "round of %d; load average at start %s%n", EVENTS, Documents.averageBytes(1_000), ROUNDS,
+                    WARMUP_EVENTS, loadAverage());
+            round(c, kafka, jdbcUrl, "modes_warm", WARMUP_EVENTS, 0);
+
+            Map<Path, List<AppendSpan>> runs = new LinkedHashMap<>();
+            PATHS.forEach(p -> runs.put(p, new ArrayList<>()));
+            for (int round = 0; round < ROUNDS; round++) {
+                Map<Path, AppendSpan> spans = round(c, kafka, jdbcUrl, "modes_r" + round, EVENTS, round);
+                spans.forEach((p, span) -> runs.get(p).add(span));
+                System.out.printf(Locale.ROOT, "round %d done, load average %s%n", round + 1, loadAverage());
+            }
+
+            Timing.printHeader("Source modes: " + EVENTS + " keyed JSON documents (~" + Documents.averageBytes(1_000)
+                    + " B) over " + Documents.KEYS + " keys, pre-loaded, one tick per " + SourceLoader.EVENTS_PER_TICK
+                    + " events; topic of " + SourceBenchmark.TOPIC_PARTITIONS + " partitions; median of " + ROUNDS
+                    + " runs");
+            double bridgeRate = AppendSpan.median(runs.get(PATHS.get(0))).rate();
+            for (Path p : PATHS) {
+                AppendSpan median = AppendSpan.median(runs.get(p));
+                Timing.printRow(p.label(), median.count(), median.seconds(), p.bridge() ? 0 : bridgeRate);
+            }
+            printPerRound(runs);
+        }
+    }
+
+    /** Each path's ratio to the bridge's run of the same round: what load drift cannot skew. */
+    private static void printPerRound(Map<Path, List<AppendSpan>> runs) {
+        System.out.println();
+        StringBuilder header = new StringBuilder("| ratio to the bridge of the same round |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (int round = 1; round <= ROUNDS; round++) {
+            header.append(" round ").append(round).append(" |");
+            rule.append("---|");
+        }
+        System.out.println(header.append(" median |"));
+        System.out.println(rule.append("---|"));
+        List<AppendSpan> bridge = runs.get(PATHS.get(0));
+        for (Path p : PATHS.subList(1, PATHS.size())) {
+            StringBuilder row = new StringBuilder("| " + p.label() + " |");
+            List<Double> ratios = new ArrayList<>();
+            for (int round = 0; round < ROUNDS; round++) {
+                double ratio = runs.get(p).get(round).rate() / bridge.get(round).rate();
+                ratios.add(ratio);
+                row.append(String.format(Locale.ROOT, " %.2f |", ratio));
+            }
+            ratios.sort(Double::compare);
+            System.out.println(row.append(String.format(Locale.ROOT, " %.2f |", ratios.get(ratios.size() / 2))));
+        }
+        System.out.println();
+        StringBuilder rates = new StringBuilder("| events/s per run (seconds) |");
+        StringBuilder ratesRule = new StringBuilder("|---|");
+        for (int round = 1; round <= ROUNDS; round++) {
+            rates.append(" round ").append(round).append(" |");
+            ratesRule.append("---|");
+        }
+        System.out.println(rates);
+        System.out.println(ratesRule);
+        for (Path p : PATHS) {
+            StringBuilder row = new StringBuilder("| " + p.label() + " |");
+            for (AppendSpan span : runs.get(p)) {
+                row.append(String.format(Locale.ROOT, " %.0f (%.1f s) |", span.rate(), span.seconds()));
+            }
+            System.out.println(row);
+        }
+    }
+
+    private Map<Path, AppendSpan> round(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, int events,
+                                        int rotation) throws Exception {
+        PgQue pgque = PgQue.using(c);
+        pgque.queues().create(queue);
+        // Every path's consumer exists before the first event, so each reads the whole backlog.
+        for (Path p : PATHS) {
+            if (p.bridge()) {
+                pgque.consumer().subscribe(queue, p.id());
+            } else if (p.slots() > 0) {
+                pgque.slotConsumer(queue, p.id(), p.slots(), "bench-setup").subscribe();
+            } else {
+                pgque.coopConsumer(queue, p.id(), CoopTasks.workerName(0)).register(false);
+            }
+        }
+        List<String> topics = PATHS.stream().map(p -> queue + "_" + p.id()).toList();
+        kafka.createTopics(topics);
+        double loadSeconds = Timing.seconds(() -> preload(c, queue, events));
+        double warmSeconds = Timing.seconds(() -> readEventTables(c));
+        System.out.printf(Locale.ROOT, "%s: loaded %d events in %.1f s, read them into the cache in %.1f s%n", queue,
+                events, loadSeconds, warmSeconds);
+
+        Map<Path, AppendSpan> spans = new LinkedHashMap<>();
+        for (int i = 0; i < PATHS.size(); i++) {
+            Path p = PATHS.get((i + rotation) % PATHS.size());
+            String topic = queue + "_" + p.id();
+            AppendSpan span = p.bridge()
+                    ? bridge(kafka, queue, p.id(), topic, events)
+                    : connector(c, kafka, jdbcUrl, queue, p, topic, events);
+            System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s)%n", p.label(), span.rate(),
+                    span.seconds());
+            kafka.deleteTopic(topic);
+            spans.put(p, span);
+        }
+        pgque.queues().drop(queue, true);
+        Map<Path, AppendSpan> inPathOrder = new LinkedHashMap<>();
+        PATHS.forEach(p -> inPathOrder.put(p, spans.get(p)));
+        return inPathOrder;
+    }
+
+    private AppendSpan bridge(SourceKafkaSide kafka, String queue, String consumer, String topic, int events)
+            throws Exception {
+        try (Connection own = server.connect();
+             SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue, consumer, topic)) {
+            bridge.drain(events);
+        }
+        return kafka.appendSpan(topic, events);
+    }
+
+    private static AppendSpan connector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Path p,
+                                        String topic, int events) throws Exception {
+        Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, queue, p.tasks());
+        config.put("name", topic);
+        config.put("topic", topic);
+        config.put("pgque.consumer", p.id());
+        config.put("pgque.mode", p.mode());
+        if (p.slots() > 0) {
+            config.put("pgque.slots", Integer.toString(p.slots()));
+        } else {
+            config.remove("pgque.slots");
+        }
+        kafka.runConnector(topic, config, p.tasks());
+        AppendSpan span = kafka.appendSpan(topic, events);
+        kafka.removeConnector(topic, () -> tasksGone(c, topic)
+                && (p.slots() == 0 || SourceBenchmark.leasesReleased(c, p.id())));
+        return span;
+    }
+
+    /** A task's pools name their sessions after the connector; none left means every task stopped. */
+    private static boolean tasksGone(Connection c, String connector) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "select count(*) from pg_stat_activity where application_name like ?")) {
+            ps.setString(1, "pgque-source-" + connector + "-%");
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) == 0;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void preload(Connection c, String queue, int events) throws SQLException {
+        PgQue.using(c).queues().setTickerMaxCount(queue, 1_000_000_000);
+        List<Event> batch = new ArrayList<>(SourceLoader.EVENTS_PER_TICK);
+        for (int i = 0; i < events; i++) {
+            batch.add(Event.of("FileCreated", Documents.json(i)).withPartitionKey(Documents.key(i)));
+            if (batch.size() == SourceLoader.EVENTS_PER_TICK || i == events - 1) {
+                PgQue.using(c).producer().sendBatch(queue, batch);
+                batch.clear();
+                EngineBenchmark.tick(c, queue);
+            }
+        }
+    }
+
+    /** Every queue's events inherit from the template, so one scan of it reads them all. */
+    private static void readEventTables(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("select sum(octet_length(ev_data)) from pgque.event_template");
+        }
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] fields = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+}
