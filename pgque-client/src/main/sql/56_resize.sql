@@ -24,12 +24,27 @@ ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS seal_tick bigint;
 ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS n_prev int4;
 ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS resize_started timestamptz;
 
+-- The queue's events after its last tick, which no batch holds yet, and that tick's age: what a
+-- ticker that stopped leaves behind (the same count as get_queue_info's ev_new). Definer: it
+-- reads the event sequence, which the readers of partition_slot_status may not.
+CREATE OR REPLACE FUNCTION pgque.tick_backlog(i_queue_id int4, OUT unticked_events bigint, OUT ticker_lag interval)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT greatest(pgque.seq_getval(q.queue_event_seq) - t.tick_event_seq, 0), now() - t.tick_time
+      FROM pgque.queue q
+      LEFT JOIN LATERAL (SELECT tk.tick_event_seq, tk.tick_time FROM pgque.tick tk WHERE tk.tick_queue = q.queue_id
+                          ORDER BY tk.tick_id DESC LIMIT 1) t ON true
+     WHERE q.queue_id = i_queue_id
+$$;
+
 -- One row per slot of every partitioned consumer, also for slots nobody polls: an unpolled slot
 -- pins rotation for the whole queue, so it must be visible. While a resize is in progress both
 -- sets show: the old slots (slot_set 'old', blocked_by says what keeps each from the seal) and
 -- the new ones ('new', waiting at the seal). lease_owner shows live leases only.
--- pending_events counts the queue's events since the slot's cursor (all hash classes, an
--- estimate); 0 means the slot is caught up.
+-- pending_events counts the queue's events since the slot's cursor up to the last tick (all hash
+-- classes, an estimate); 0 means the slot is caught up. Events after the last tick are in no
+-- batch yet: unticked_events counts them (the queue's, the same on every row) and ticker_lag is
+-- the last tick's age, so a dead ticker shows as unticked_events growing with ticker_lag, where
+-- pending_events alone would read 0.
 CREATE OR REPLACE VIEW pgque.partition_slot_status AS
 SELECT q.queue_name,
        pc.co_name AS consumer,
@@ -50,9 +65,12 @@ SELECT q.queue_name,
             WHEN s.sub_id IS NULL THEN 'not subscribed'
             WHEN s.sub_batch IS NOT NULL THEN 'batch ' || s.sub_batch || ' is open'
             WHEN s.sub_last_tick < pc.seal_tick THEN 'cursor at tick ' || s.sub_last_tick || ', seal at tick ' || pc.seal_tick
-       END AS blocked_by
+       END AS blocked_by,
+       tb.unticked_events,
+       tb.ticker_lag
   FROM pgque.partition_consumer pc
   JOIN pgque.queue q ON q.queue_id = pc.queue_id
+ CROSS JOIN LATERAL pgque.tick_backlog(q.queue_id) tb
  CROSS JOIN LATERAL (
         SELECT k, pc.n, CASE WHEN pc.resize_state = 'draining' THEN 'old' ELSE 'current' END
           FROM generate_series(0, pc.n - 1) k

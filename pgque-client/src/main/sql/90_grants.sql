@@ -78,6 +78,8 @@ GRANT EXECUTE ON FUNCTION
     pgque.dead_letter_subconsumer(text, text, text, bigint, text)
 TO pgque_reader;
 GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
+-- Called by partition_slot_status, so with its reader's rights.
+GRANT EXECUTE ON FUNCTION pgque.tick_backlog(int4) TO pgque_reader;
 
 -- writer: produce. version() and get_queue_info(text) let a producer check its set-up.
 GRANT EXECUTE ON FUNCTION

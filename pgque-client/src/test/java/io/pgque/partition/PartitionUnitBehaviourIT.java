@@ -255,6 +255,29 @@ class PartitionUnitBehaviourIT {
         }
     }
 
+    @Test
+    void u64_events_behind_a_stopped_ticker_show_as_unticked() {
+        String q = partitioned("q_unticked", "w", 2);
+        Pq.send(ds, q, "evt", "before", "key-0");
+        Pq.tick(ds, q);
+        Pq.drainSlot(ds, q, "w", 0, 2, "w1", 100);
+        Pq.drainSlot(ds, q, "w", 1, 2, "w1", 100);
+        // Nothing ticks any more: these wait in no batch, and no slot's cursor can reach them.
+        for (int i = 0; i < 3; i++) {
+            Pq.send(ds, q, "evt", "after" + i, "key-" + i);
+        }
+        for (Map<String, Object> r : Pq.status(ds, q, "w")) {
+            assertEquals(0L, ((Number) r.get("pending_events")).longValue(), "nothing ticked is pending " + r);
+            assertEquals(3L, ((Number) r.get("unticked_events")).longValue(), "behind the ticker " + r);
+            assertNotNull(r.get("ticker_lag"), "the last tick's age " + r);
+        }
+        Pq.tick(ds, q);
+        for (Map<String, Object> r : Pq.status(ds, q, "w")) {
+            assertEquals(0L, ((Number) r.get("unticked_events")).longValue(), "all ticked " + r);
+            assertTrue(((Number) r.get("pending_events")).longValue() >= 3, "now pending " + r);
+        }
+    }
+
     // ================================================================== routing (3.1)
 
     @Test

@@ -232,16 +232,9 @@ class PluginPathIT {
     /** Every key complete; a replay (at least once) may repeat a suffix, never deliver out of order. */
     private static void assertFirstDeliveriesInOrder(Map<String, List<Integer>> byKey, int keys, int perKey) {
         assertEquals(keys, byKey.size(), "keys seen: " + byKey.keySet());
-        byKey.forEach((key, sequences) -> {
-            int next = 0;
-            for (int seq : sequences) {
-                assertTrue(seq <= next, "key " + key + ": " + seq + " arrived before " + next + " " + sequences);
-                if (seq == next) {
-                    next++;
-                }
-            }
-            assertEquals(perKey, next, "key " + key + " complete: " + sequences);
-        });
+        Map<String, Integer> sent = new HashMap<>();
+        byKey.keySet().forEach(key -> sent.put(key, perKey));
+        KeyOrder.assertFirstDeliveriesInOrder(byKey, sent);
     }
 
     private static List<String> taskStates(String connector) {

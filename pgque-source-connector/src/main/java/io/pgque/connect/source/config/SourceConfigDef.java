@@ -65,7 +65,7 @@ public final class SourceConfigDef {
     public static final SourceMode MODE_DEFAULT = SourceMode.ORDERED;
     public static final ValueFormat VALUE_FORMAT_DEFAULT = ValueFormat.STRING;
     public static final KafkaPartitioner PARTITIONER_DEFAULT = KafkaPartitioner.KEY;
-    public static final long LEASE_TTL_MS_DEFAULT = 30_000L;
+    public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
     public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
@@ -149,8 +149,11 @@ public final class SourceConfigDef {
     private static void addPollingKeys(ConfigDef def) {
         int order = 0;
         def.define(LEASE_TTL_MS, Type.LONG, LEASE_TTL_MS_DEFAULT, Range.atLeast(1_000L), Importance.MEDIUM,
-                "Slot lease TTL in milliseconds (at least 1000). A task that stops renewing for this long "
-                        + "loses its slots to another task; a crashed task's slots wait this long. Cooperative "
+                "Slot lease TTL in milliseconds (at least 1000); a task renews its leases every third of it. "
+                        + "A task that stops renewing for this long loses its slots to another task; a crashed "
+                        + "task's slots wait up to this long, so it bounds recovery after a worker dies. Shorter "
+                        + "means faster takeover, but a task stalled this long (a long GC pause, a slow database) "
+                        + "is taken over and its batch replayed. Cooperative "
                         + "mode: the dead interval; in at_least_once a task silent this long while holding a batch "
                         + "loses it to another task (exactly_once never takes a batch over: the task's restart "
                         + "resumes it).",

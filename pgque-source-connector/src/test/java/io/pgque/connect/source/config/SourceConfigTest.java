@@ -45,7 +45,7 @@ class SourceConfigTest {
         assertEquals(4, config.slots());
         assertEquals(ValueFormat.STRING, config.valueFormat());
         assertEquals(KafkaPartitioner.KEY, config.partitioner());
-        assertEquals(Duration.ofSeconds(30), config.leaseTtl());
+        assertEquals(Duration.ofSeconds(10), config.leaseTtl());
         assertEquals(Duration.ofMillis(100), config.tickerInterval());
         assertFalse(config.tickerEnabled());
         assertEquals(DeliveryGuarantee.AT_LEAST_ONCE, config.deliveryGuarantee());
