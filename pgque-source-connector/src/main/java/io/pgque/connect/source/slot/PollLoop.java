@@ -94,9 +94,19 @@ public final class PollLoop {
             if (now >= deadline) {
                 return null;
             }
-            wakeups.poll(Math.max(Math.min(due, deadline) - now, TimeUnit.MILLISECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+            wakeups.poll(waitNanos(due, deadline, now), TimeUnit.NANOSECONDS);
         }
         return null;
+    }
+
+    /**
+     * How long to wait for a wake-up: until the next pass is due or the poll interval is over,
+     * at least a millisecond. {@code Long.MIN_VALUE} means "due now" and must not be subtracted
+     * from (it would wrap around to a wait of centuries).
+     */
+    static long waitNanos(long due, long deadline, long now) {
+        long untilDue = due == Long.MIN_VALUE ? 0 : due == Long.MAX_VALUE ? Long.MAX_VALUE : due - now;
+        return Math.max(Math.min(untilDue, deadline - now), TimeUnit.MILLISECONDS.toNanos(1));
     }
 
     /** The poll interval, in nanoseconds. */
