@@ -46,6 +46,16 @@ final class RestartablePostgres implements AutoCloseable {
         startServer();
     }
 
+    /** Stops the server; {@link #startAgain} brings it back on the same port with the same data. */
+    synchronized void stopServer() throws IOException {
+        server.close();
+        server = null;
+    }
+
+    synchronized void startAgain() throws IOException {
+        startServer();
+    }
+
     /** Connections that survive a restart: each one is opened afresh against the fixed port. */
     DataSource dataSource() {
         PGSimpleDataSource ds = new PGSimpleDataSource();

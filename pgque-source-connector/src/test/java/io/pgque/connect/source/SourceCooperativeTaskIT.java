@@ -160,10 +160,10 @@ class SourceCooperativeTaskIT {
                 "the group's cursor is at the newest tick");
 
         // The next start of task 0 (as on Connect's next reconfiguration) unregisters the removed
-        // task's worker, idle now; the live worker stays.
+        // task's worker, idle now, when its first poll sets the task up; the live worker stays.
         tasks.remove(remaining);
         remaining.stop();
-        start(cooperative(queue, consumer, 0));
+        start(cooperative(queue, consumer, 0)).poll();
         assertEquals(List.of(consumer, consumer + ".task-0"), members(queue, consumer));
     }
 

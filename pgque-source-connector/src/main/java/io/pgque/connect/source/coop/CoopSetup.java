@@ -11,6 +11,7 @@ import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.client.PgQueException;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,10 @@ public final class CoopSetup {
     private CoopSetup() {
     }
 
-    /** @throws ConnectException with a message that names the key to change */
+    /**
+     * @throws RetriableException when the database stayed unreachable for {@code attempts} tries
+     * @throws ConnectException with a message that names the key to change
+     */
     public static void ensure(DataSource dataSource, SchemaInstall install, String queue, String consumer,
                               String worker, int attempts, Duration backoff) {
         for (int attempt = 1; ; attempt++) {
@@ -44,7 +48,13 @@ public final class CoopSetup {
                 throw new ConnectException("Queue '" + queue + "' (" + SourceConfigDef.QUEUE + ") does not exist; "
                         + "create it first: " + e.getMessage(), e);
             } catch (RuntimeException e) {
-                if (!PgQueException.isTransient(e) || attempt >= attempts) {
+                if (PgQueException.isTransient(e) && attempt >= attempts) {
+                    // The worker hears of it and polls again: the database may come back.
+                    throw new RetriableException("Cannot reach the database to set up cooperative consumer '"
+                            + consumer + "' on queue '" + queue + "' after " + attempts + " attempts: "
+                            + e.getMessage(), e);
+                }
+                if (!PgQueException.isTransient(e)) {
                     throw new ConnectException("Cannot set up cooperative consumer '" + consumer + "' on queue '"
                             + queue + "' (" + SourceConfigDef.CONSUMER + "; an existing plain consumer of that name is "
                             + "never converted, choose another name): " + e.getMessage(), e);

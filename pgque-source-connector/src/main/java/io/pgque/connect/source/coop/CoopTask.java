@@ -52,10 +52,13 @@ public final class CoopTask {
     private final TickerDuty ticker;
     private final SourceMetrics metrics;
     private final String worker;
+    /** Registers the worker; run by the first poll that finds the database, then null. */
+    private Runnable setUp;
 
     private CoopTask(HikariDataSource dataSource, HikariDataSource cursorDataSource,
                      HikariDataSource listenerDataSource, TickListener listener, CoopPoller poller, TickerDuty ticker,
-                     SourceMetrics metrics, String worker) {
+                     SourceMetrics metrics, String worker, Runnable setUp) {
+        this.setUp = setUp;
         this.dataSource = dataSource;
         this.cursorDataSource = cursorDataSource;
         this.listenerDataSource = listenerDataSource;
@@ -75,24 +78,23 @@ public final class CoopTask {
         String worker = CoopTasks.workerName(task);
         HikariDataSource dataSource = DataSourceFactory.create(config.connection(),
                 "pgque-source-" + connector + "-" + task);
-        try {
+        boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
+        // Registering needs the database, so it waits for the first poll: a task started while
+        // PostgreSQL is away starts all the same and retries from poll() (as in ordered mode).
+        Runnable setUp = () -> {
             CoopSetup.ensure(dataSource, config.schemaInstall(), config.queue(), config.consumer(), worker,
                     config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
-        } catch (RuntimeException e) {
-            dataSource.close();
-            throw e;
-        }
-        boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
-        if (task == 0 && TaskKeys.taskCount(props).isPresent()) {
-            try {
-                RemovedWorkers.forget(PgQue.using(dataSource), config.queue(), config.consumer(),
-                        TaskKeys.taskCount(props).getAsInt(), exactlyOnce ? null : config.leaseTtl());
-            } catch (RuntimeException e) {
-                // Tidying only: an idle worker left registered holds nothing back.
-                log.warn("Could not look for workers of removed tasks of {} on queue {}: {}", config.consumer(),
-                        config.queue(), e.getMessage());
+            if (task == 0 && TaskKeys.taskCount(props).isPresent()) {
+                try {
+                    RemovedWorkers.forget(PgQue.using(dataSource), config.queue(), config.consumer(),
+                            TaskKeys.taskCount(props).getAsInt(), exactlyOnce ? null : config.leaseTtl());
+                } catch (RuntimeException e) {
+                    // Tidying only: an idle worker left registered holds nothing back.
+                    log.warn("Could not look for workers of removed tasks of {} on queue {}: {}", config.consumer(),
+                            config.queue(), e.getMessage());
+                }
             }
-        }
+        };
         CoopConsumer consumer = PgQue.using(dataSource).coopConsumer(config.queue(), config.consumer(), worker);
         // Taking over a silent sibling's batch gives it a new id, so whether Kafka already holds it
         // cannot be told from the offsets: exactly-once waits for the sibling's own restart instead.
@@ -132,7 +134,7 @@ public final class CoopTask {
                         : "at-least-once, taking over a sibling's batch after " + config.leaseTtl().toMillis()
                         + " ms of silence", ticker != null ? ", and shares the ticker duty" : "");
         return new CoopTask(dataSource, cursorDataSource, listenerDataSource, listener, poller, ticker, metrics,
-                worker);
+                worker, setUp);
     }
 
     private static Supplier<Optional<DeliveredPosition>> lastDelivered(SourceTaskContext context,
@@ -141,6 +143,10 @@ public final class CoopTask {
     }
 
     public List<SourceRecord> poll() throws InterruptedException {
+        if (setUp != null) {
+            setUp.run();
+            setUp = null;
+        }
         return poller.poll();
     }
 
