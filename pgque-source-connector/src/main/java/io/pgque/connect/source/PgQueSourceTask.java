@@ -117,8 +117,8 @@ public class PgQueSourceTask extends SourceTask {
                 ? new OffsetStorePositions(context.offsetStorageReader(), config.queue(), config.consumer())
                 : DeliveredPositions.NONE;
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
-        // the worker then commits only where the task says, so the task must say it for every batch.
-        BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
+        // the worker then commits only where the task says, so the task must say it for every poll.
+        BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext(), exactlyOnce);
         metrics = new SourceMetrics(pluginMetrics(), slots);
         resizeMetrics = new ResizeMetrics(pluginMetrics());
         // The slot set to read, and a new one after a resize (see SlotSetSwitch): N and the slots

@@ -5,6 +5,12 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
+import io.pgque.connect.source.record.EventHeaders;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,7 +22,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Exactly-once delivery (KIP-618) in a Connect cluster whose workers have
- * {@code exactly.once.source.support=enabled}: one Kafka transaction per PgQue batch, with the
- * batch's source offset. Tasks are restarted, a worker leaves, and acks are lost after Kafka
+ * {@code exactly.once.source.support=enabled}: one Kafka transaction per poll, holding chunks of
+ * the batches of several slots of a task, with their source offsets. Tasks are restarted, a worker leaves, and acks are lost after Kafka
  * committed; a {@code read_committed} consumer must see every event once, in per-key order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -137,6 +147,72 @@ class SourceExactlyOnceIT {
         } finally {
             fixture.pg.execute("drop trigger if exists it_fail_acks on pgque.subscription");
         }
+    }
+
+    /**
+     * One task holding all four slots commits what its slots have ready as one Kafka transaction.
+     * On a topic of one partition the records of a transaction sit at consecutive offsets and
+     * every commit writes a marker, which takes an offset of its own, so records of two slots at
+     * consecutive offsets were committed in the same transaction. The events are in PgQue (one
+     * tick, a batch per slot) before the task starts, so its first poll finds every slot ready.
+     */
+    @Test
+    @Order(4)
+    void oneTransactionCarriesTheBatchesOfSeveralSlots() throws Exception {
+        String name = "eos-multi-slot";
+        int perKey = 10;
+        fixture.pg.createQueue(name);
+        fixture.connect.kafka().createTopic(name, 1);
+        fixture.pg.pgque.slotConsumer(name, name, SLOTS, "setup").subscribe();
+        fixture.sendInterleaved(name, KEYS, perKey, KEYS);
+        fixture.pg.tick(name);
+        Map<String, String> config = fixture.connectorConfig(name, name, SLOTS, 1);
+        config.put("pgque.delivery.guarantee", "exactly_once");
+        config.put("exactly.once.support", "required");
+        config.put("transaction.boundary", "connector");
+        fixture.connect.configureConnector(name, config);
+        fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, name + " did not start");
+
+        List<List<Integer>> transactions = slotsPerTransaction(name, KEYS * perKey);
+        assertTrue(transactions.stream().anyMatch(slots -> new HashSet<>(slots).size() >= 2),
+                "a transaction holds records of several slots; slots per transaction: " + transactions);
+        assertEveryEventOnce(name, perKey);
+        fixture.connect.deleteConnector(name);
+    }
+
+    /**
+     * Reads a one-partition topic as a {@code read_committed} consumer until {@code expected}
+     * records came; the slot of every record, grouped by runs of consecutive offsets (a gap is
+     * a transaction marker).
+     */
+    private static List<List<Integer>> slotsPerTransaction(String topic, int expected) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        List<List<Integer>> transactions = new ArrayList<>();
+        long deadline = System.nanoTime() + ConnectFixture.DELIVERY_TIMEOUT.toNanos();
+        int seen = 0;
+        long previous = -2;
+        try (KafkaConsumer<byte[], byte[]> consumer = fixture.connect.kafka().createConsumer(props)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            while (seen < expected) {
+                assertTrue(System.nanoTime() < deadline, "only " + seen + " of " + expected + " records within "
+                        + ConnectFixture.DELIVERY_TIMEOUT.toSeconds() + " s");
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    if (record.offset() != previous + 1) {
+                        transactions.add(new ArrayList<>());
+                    }
+                    previous = record.offset();
+                    Header slot = record.headers().lastHeader(EventHeaders.SLOT);
+                    transactions.get(transactions.size() - 1)
+                            .add(Integer.parseInt(new String(slot.value(), StandardCharsets.UTF_8)));
+                    seen++;
+                }
+            }
+        }
+        return transactions;
     }
 
     private static void startConnector(String name) throws InterruptedException {

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source;
 
+import io.pgque.connect.source.offsets.SourceOffsets;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
@@ -15,10 +16,13 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import static io.pgque.connect.source.HandDrivenTask.N;
 import static io.pgque.connect.source.HandDrivenTask.pollUntilRecords;
@@ -143,6 +147,190 @@ class SourceTaskExactlyOnceIT {
         assertEquals(all.subList(4, all.size()), values(rest), "the batch resumes after the committed chunk");
     }
 
+    /**
+     * A task holding two slots hands both slots' batches over in one poll, as one Kafka
+     * transaction ending after the poll's last record; each slot's events in its own order.
+     * Neither batch is acked before Kafka acknowledged the records, which in exactly-once mode
+     * it does only once the transaction committed, however often the task is polled meanwhile;
+     * once it did, both are acked.
+     */
+    @Test
+    void oneTransactionCarriesTheBatchesOfBothSlotsAndEachIsAckedOnlyAfterItCommitted() throws Exception {
+        String queue = "eos_two_slots";
+        List<List<String>> keys = setUpTwoSlots(queue);
+        sendRound(pg, queue, both(keys), 0);
+
+        FakeContext context = new FakeContext(props(queue, "0,1"));
+        PgQueSourceTask task = start(context);
+        List<SourceRecord> records = pollUntilRecords(task);
+        assertEquals(values(keys.get(0), 0, 5), values(ofSlot(records, 0)), "slot 0's batch, in order");
+        assertEquals(values(keys.get(1), 0, 5), values(ofSlot(records, 1)), "slot 1's batch, in order");
+        assertEquals(1, context.transactionEnds.size(), "one transaction");
+        assertSame(records.get(records.size() - 1), context.transactionEnds.get(0),
+                "the transaction ends after the poll's last record");
+
+        long tick0 = pg.lastTick(queue, queue, 0);
+        long tick1 = pg.lastTick(queue, queue, 1);
+        for (int i = 0; i < 5; i++) {
+            assertNull(task.poll(), "nothing more to send while the transaction is open");
+        }
+        assertEquals(tick0, pg.lastTick(queue, queue, 0), "slot 0 not acked before the commit");
+        assertEquals(tick1, pg.lastTick(queue, queue, 1), "slot 1 not acked before the commit");
+
+        // Kafka commits: the worker then acknowledges every record of the transaction.
+        records.forEach(r -> task.commitRecord(r, null));
+        QueueFixture.await("both slots acked after the commit", Duration.ofSeconds(15), () -> {
+            assertNull(pollQuietly(task));
+            return pg.lastTick(queue, queue, 0) > tick0 && pg.lastTick(queue, queue, 1) > tick1;
+        });
+    }
+
+    /**
+     * The task dies while a transaction holding both slots' batches is open, so Kafka aborts it:
+     * nothing of it counts, for either slot. The heir sends both batches whole, each in order,
+     * and after the next round only the new events.
+     */
+    @Test
+    void aTaskDyingInATwoSlotTransactionLeavesBothBatchesWholeToItsHeir() throws Exception {
+        String queue = "eos_two_slots_abort";
+        List<List<String>> keys = setUpTwoSlots(queue);
+        sendRound(pg, queue, both(keys), 0);
+
+        PgQueSourceTask dying = start(new FakeContext(props(queue, "0,1")));
+        List<SourceRecord> lost = pollUntilRecords(dying);
+        assertEquals(Set.of(0, 1), slotsOf(lost), "the transaction holds both slots' batches");
+        awaitLeaseExpiry(queue, 0, 1);
+
+        PgQueSourceTask heir = start(new FakeContext(props(queue, "0,1")));
+        List<SourceRecord> again = deliverUntilAcked(heir, queue, 0, 1);
+        assertEquals(values(keys.get(0), 0, 5), values(ofSlot(again, 0)), "slot 0's batch whole, once");
+        assertEquals(values(keys.get(1), 0, 5), values(ofSlot(again, 1)), "slot 1's batch whole, once");
+
+        sendRound(pg, queue, both(keys), 5);
+        List<SourceRecord> next = deliverUntilAcked(heir, queue, 0, 1);
+        assertEquals(values(keys.get(0), 5, 10), values(ofSlot(next, 0)), "slot 0: only the new batch");
+        assertEquals(values(keys.get(1), 5, 10), values(ofSlot(next, 1)), "slot 1: only the new batch");
+    }
+
+    /**
+     * Kafka committed a transaction holding both slots' batches (records and both slots'
+     * offsets, atomically), and the task died before acking either: the heir acks both
+     * without sending anything again.
+     */
+    @Test
+    void aCommittedTwoSlotTransactionIsAckedForBothSlotsWithoutBeingSentAgain() throws Exception {
+        String queue = "eos_two_slots_commit";
+        List<List<String>> keys = setUpTwoSlots(queue);
+        sendRound(pg, queue, both(keys), 0);
+
+        PgQueSourceTask dying = start(new FakeContext(props(queue, "0,1")));
+        List<SourceRecord> records = pollUntilRecords(dying);
+        assertEquals(Set.of(0, 1), slotsOf(records), "the transaction holds both slots' batches");
+        // The worker writes the last offset of each source partition of the transaction.
+        records.forEach(this::commit);
+        long tick0 = pg.lastTick(queue, queue, 0);
+        long tick1 = pg.lastTick(queue, queue, 1);
+        awaitLeaseExpiry(queue, 0, 1);
+
+        PgQueSourceTask heir = start(new FakeContext(props(queue, "0,1")));
+        QueueFixture.await("the heir to ack both committed batches", Duration.ofSeconds(15), () -> {
+            assertNull(pollQuietly(heir), "nothing of the committed transaction is sent again");
+            return pg.lastTick(queue, queue, 0) > tick0 && pg.lastTick(queue, queue, 1) > tick1;
+        });
+
+        sendRound(pg, queue, both(keys), 5);
+        List<SourceRecord> next = deliverUntilAcked(heir, queue, 0, 1);
+        assertEquals(values(keys.get(0), 5, 10), values(ofSlot(next, 0)), "slot 0: only the new batch");
+        assertEquals(values(keys.get(1), 5, 10), values(ofSlot(next, 1)), "slot 1: only the new batch");
+    }
+
+    /**
+     * A transaction holds at most one chunk per slot of the task (the task's memory bound is that
+     * of one chunk per slot): with a chunk of 4 and two slots, a slot streaming a batch of 15 takes
+     * the share of the idle slot (two chunks, no more), and when both slots stream, each gives one.
+     */
+    @Test
+    void aTransactionHoldsAtMostOneChunkPerSlotOfTheTask() throws Exception {
+        String queue = "eos_two_slots_chunks";
+        List<List<String>> keys = setUpTwoSlots(queue);
+        sendRound(pg, queue, keys.get(0), 0);
+
+        FakeContext context = new FakeContext(chunked(props(queue, "0,1")));
+        PgQueSourceTask task = start(context);
+        List<SourceRecord> first = pollUntilRecords(task);
+        assertEquals(values(keys.get(0), 0, 5).subList(0, 8), values(first), "two chunks of slot 0's batch");
+        first.forEach(r -> task.commitRecord(r, null));
+        List<SourceRecord> rest = pollUntilRecords(task);
+        assertEquals(values(keys.get(0), 0, 5).subList(8, 15), values(rest), "the rest of it");
+        assertEquals(List.of(first.get(7), rest.get(6)), context.transactionEnds, "a transaction per poll");
+        rest.forEach(r -> task.commitRecord(r, null));
+
+        sendRound(pg, queue, both(keys), 5);
+        List<SourceRecord> mixed = new ArrayList<>();
+        // Slot 0 is acked and reads its next batch on the next poll; slot 1 may wait for its rest to end.
+        QueueFixture.await("both slots to stream", Duration.ofSeconds(30), () -> {
+            List<SourceRecord> records = pollQuietly(task);
+            if (records != null) {
+                assertTrue(records.size() <= 8, "no transaction above one chunk per slot: " + values(records));
+                mixed.addAll(records);
+                records.forEach(r -> task.commitRecord(r, null));
+            }
+            return ofSlot(mixed, 0).size() == 15 && ofSlot(mixed, 1).size() == 15;
+        });
+        assertEquals(values(keys.get(0), 5, 10), values(ofSlot(mixed, 0)), "slot 0 in order");
+        assertEquals(values(keys.get(1), 5, 10), values(ofSlot(mixed, 1)), "slot 1 in order");
+    }
+
+    /** Keys of slot 0 and keys of slot 1, three each, on a queue with a subscribed consumer of N slots. */
+    private List<List<String>> setUpTwoSlots(String queue) {
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, queue, N, "setup").subscribe();
+        return List.of(pg.keysOnSlot(queue, 0, N, 3), pg.keysOnSlot(queue, 1, N, 3));
+    }
+
+    private static List<String> both(List<List<String>> keys) {
+        List<String> all = new ArrayList<>(keys.get(0));
+        all.addAll(keys.get(1));
+        return all;
+    }
+
+    /**
+     * Polls, commits what comes (offsets and acknowledgements, as the worker does after a
+     * commit) until every slot in {@code slots} acked a batch; returns what was sent.
+     */
+    private List<SourceRecord> deliverUntilAcked(PgQueSourceTask task, String queue, int... slots)
+            throws InterruptedException {
+        Map<Integer, Long> before = new HashMap<>();
+        for (int slot : slots) {
+            before.put(slot, pg.lastTick(queue, queue, slot));
+        }
+        List<SourceRecord> sent = new ArrayList<>();
+        QueueFixture.await("slots " + before.keySet() + " to send and ack a batch", Duration.ofSeconds(30), () -> {
+            List<SourceRecord> records = pollQuietly(task);
+            if (records != null) {
+                sent.addAll(records);
+                records.forEach(this::commit);
+                records.forEach(r -> task.commitRecord(r, null));
+            }
+            return before.entrySet().stream().allMatch(e -> pg.lastTick(queue, queue, e.getKey()) > e.getValue());
+        });
+        return sent;
+    }
+
+    private static List<SourceRecord> ofSlot(List<SourceRecord> records, int slot) {
+        return records.stream().filter(r -> slotOf(r) == slot).toList();
+    }
+
+    private static Set<Integer> slotsOf(List<SourceRecord> records) {
+        Set<Integer> slots = new TreeSet<>();
+        records.forEach(r -> slots.add(slotOf(r)));
+        return slots;
+    }
+
+    private static int slotOf(SourceRecord record) {
+        return ((Number) record.sourcePartition().get(SourceOffsets.SLOT)).intValue();
+    }
+
     private static Map<String, String> chunked(Map<String, String> props) {
         props.put("pgque.batch.max.events", "4");
         return props;
@@ -158,13 +346,18 @@ class SourceTaskExactlyOnceIT {
         committed.put(last.sourcePartition(), new HashMap<>(last.sourceOffset()));
     }
 
-    private static void awaitLeaseExpiry(String queue) throws InterruptedException {
-        QueueFixture.await("the dead task's lease to run out", Duration.ofSeconds(10),
-                () -> pg.leaseOwner(queue, queue, 0) == null);
+    private static void awaitLeaseExpiry(String queue, int... slots) throws InterruptedException {
+        int[] expiring = slots.length == 0 ? new int[] {0} : slots;
+        QueueFixture.await("the dead task's leases to run out", Duration.ofSeconds(10),
+                () -> Arrays.stream(expiring).allMatch(slot -> pg.leaseOwner(queue, queue, slot) == null));
     }
 
     private static Map<String, String> props(String queue) {
-        Map<String, String> props = HandDrivenTask.props(pg, queue, queue, "0");
+        return props(queue, "0");
+    }
+
+    private static Map<String, String> props(String queue, String slots) {
+        Map<String, String> props = HandDrivenTask.props(pg, queue, queue, slots);
         props.put("pgque.delivery.guarantee", "exactly_once");
         props.put("exactly.once.support", "required");
         return props;

@@ -222,8 +222,8 @@ public final class CoopPoller {
         if (out.isEmpty()) {
             return null; // all of it in Kafka already or dead-lettered; a complete batch is acked on the next step
         }
-        // Exactly-once: a Kafka transaction per chunk, as in the slot loop.
-        boundary.batchEnds(out.get(out.size() - 1));
+        // Exactly-once: a Kafka transaction per chunk (a task holds one batch at a time).
+        boundary.transactionEndsAfter(out.get(out.size() - 1));
         events.batchEmitted(NO_SLOT, out.size());
         log.debug("Worker {} emitted {} records of {}", consumer.subconsumer(), out.size(), batch);
         return out;

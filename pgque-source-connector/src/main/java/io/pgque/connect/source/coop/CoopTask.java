@@ -105,7 +105,7 @@ public final class CoopTask {
         Supplier<Optional<DeliveredPosition>> delivered = exactlyOnce
                 ? lastDelivered(context, SourceOffsets.memberPartition(config.queue(), config.consumer(), worker))
                 : Optional::empty;
-        BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext());
+        BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext(), exactlyOnce);
         CoopConsumer reader = consumer;
         UnreadableEvents unreadable = UnreadableEvents.of(props,
                 (slot, msgId, reason) -> reader.deadLetter(msgId, reason), metrics::eventDeadLettered);

@@ -8,22 +8,70 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.TransactionContext;
 
 /**
- * Where a Kafka transaction ends when the connector defines the boundaries
- * ({@code transaction.boundary=connector}): after the last record of every PgQue batch, so one
- * batch is one transaction, committed together with the batch's source offset.
+ * Where a Kafka transaction ends, and whether there are transactions at all. With
+ * {@code transaction.boundary=connector} the task says where: after the last record of each
+ * {@code poll()}, so one transaction holds what one poll returned (chunks of several slots'
+ * batches in ordered mode), committed together with the source offsets of those records.
  */
-@FunctionalInterface
 public interface BatchBoundary {
 
-    /** The batch whose last record is {@code last} has been handed over whole. */
-    void batchEnds(SourceRecord last);
+    /** The records up to and including {@code last} are to be committed as one transaction. */
+    void transactionEndsAfter(SourceRecord last);
 
-    /** The worker draws the boundaries itself (no exactly-once, or boundary poll or interval). */
-    BatchBoundary NONE = last -> {
+    /**
+     * True when the worker writes the task's records in Kafka transactions (exactly-once source
+     * support): a record is then acknowledged to the task only once its transaction committed,
+     * and the records of one {@code poll()} commit together.
+     */
+    boolean transactional();
+
+    /** No transactions: at-least-once on a worker without exactly-once source support. */
+    BatchBoundary NONE = new BatchBoundary() {
+        @Override
+        public void transactionEndsAfter(SourceRecord last) {
+        }
+
+        @Override
+        public boolean transactional() {
+            return false;
+        }
     };
 
-    /** Commits after each batch when the worker gave the task a transaction context, else {@link #NONE}. */
-    static BatchBoundary of(TransactionContext transactions) {
-        return transactions == null ? NONE : transactions::commitTransaction;
+    /**
+     * Transactions whose boundaries the worker draws itself ({@code transaction.boundary=poll},
+     * every poll one transaction, or {@code interval}): the task has nothing to say.
+     */
+    BatchBoundary WORKER = new BatchBoundary() {
+        @Override
+        public void transactionEndsAfter(SourceRecord last) {
+        }
+
+        @Override
+        public boolean transactional() {
+            return true;
+        }
+    };
+
+    /**
+     * @param transactions the worker's transaction context: present exactly when
+     *                     {@code transaction.boundary=connector}, whatever the connector's own guarantee
+     * @param exactlyOnce  the connector runs {@code pgque.delivery.guarantee=exactly_once}, which
+     *                     requires a worker with exactly-once source support
+     */
+    static BatchBoundary of(TransactionContext transactions, boolean exactlyOnce) {
+        if (transactions != null) {
+            return new BatchBoundary() {
+                @Override
+                public void transactionEndsAfter(SourceRecord last) {
+                    transactions.commitTransaction(last);
+                }
+
+                @Override
+                public boolean transactional() {
+                    return true;
+                }
+            };
+        }
+        return exactlyOnce ? WORKER : NONE;
     }
 }

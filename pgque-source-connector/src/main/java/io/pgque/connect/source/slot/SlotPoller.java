@@ -41,6 +41,10 @@ import java.util.Optional;
  * flight; the slot's next batch is read only after that batch is acked, so its events leave in
  * order and a failure replays a suffix, never a gap.
  *
+ * <p>When the worker writes in Kafka transactions (exactly-once), one poll instead hands over a
+ * chunk of every slot that has one, as one transaction (see {@link #gather}): a transaction
+ * then carries several slots' batches, and their source offsets commit atomically with them.
+ *
  * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
  * (under this object's lock). Kafka's acknowledgements arrive on the producer's thread and only
  * count down a {@link StreamedBatch} and wake the poll thread; they never touch the database or
@@ -68,11 +72,12 @@ public final class SlotPoller {
     /**
      * @param ttl          lease TTL given to every claim
      * @param pollInterval how long an empty or unclaimable slot rests, and the longest one poll() waits
-     * @param chunkSize    most records one poll() returns, and events per read from the database
+     * @param chunkSize    events per read from the database, and most records one poll() returns per slot
+     *                     (one slot's chunk without Kafka transactions, one chunk per slot with them)
      * @param cursors      connections for the cursors over the rest of large batches (one per slot streaming one)
      * @param backoff      pause after a transient database failure, before poll() reports it
      * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
-     * @param boundary     told where each batch ends, to end a Kafka transaction there
+     * @param boundary     whether the worker writes in Kafka transactions, and told where each one ends
      */
     public SlotPoller(SlotConsumer consumer, List<Integer> slotNumbers, RecordFactory records, Duration ttl,
                       Duration pollInterval, int chunkSize, DataSource cursors, Duration backoff, SlotEvents events,
@@ -98,7 +103,8 @@ public final class SlotPoller {
     }
 
     /**
-     * The next chunk of some slot's batch, or null when none was ready within the poll interval.
+     * The next chunk of some slot's batch (of every slot that has one, with Kafka transactions),
+     * or null when none was ready within the poll interval.
      *
      * @throws RetriableException when the database is unreachable for now (after a backoff)
      * @throws ConnectException   when reading cannot go on without a person (wrong N, no queue, no rights)
@@ -165,10 +171,11 @@ public final class SlotPoller {
     }
 
     /**
-     * One pass over the slots in round-robin order from the cursor: the first slot that yields
-     * records is served (a delivered batch is acked and the next one read in one transaction, a
-     * batch with more to read gives its next chunk, an idle slot is read), every other delivered
-     * batch is just acked, and leases waiting on Kafka are renewed.
+     * One pass over the slots: delivered batches are acked (and the slot's next batch read in the
+     * same database transaction), chunks are read, and leases waiting on Kafka are renewed. What
+     * the pass hands over depends on whether the worker writes in Kafka transactions: without,
+     * one chunk of one slot ({@link #serveFirst}); with, one chunk of every slot that has one,
+     * committed as one Kafka transaction ({@link #gather}).
      *
      * <p>Every database call changes a slot's state only once it succeeded, so a failure leaves
      * each slot as it was and the next pass does the same work again. The one thing a failure
@@ -181,44 +188,118 @@ public final class SlotPoller {
         loop.clearWakeups();
         long now = System.nanoTime();
         boolean tick = loop.takeTick();
-        List<SourceRecord> next = null;
-        int count = slots.size();
+        List<SourceRecord> out = new ArrayList<>();
+        boolean sawEverySlot = false;
         try {
-            for (int i = 0; i < count; i++) {
-                int index = (cursor + i) % count;
-                SlotState slot = slots.get(index);
-                boolean delivered = !slot.idle() && slot.batch().isDelivered();
-                if (next == null) {
-                    if (delivered) {
-                        next = ackAndReceive(slot, now);
-                    } else if (!slot.idle() && slot.batch().readyForMore()) {
-                        next = readOn(slot);
-                    } else if (slot.idle() && (now >= slot.nextAttemptNanos() || tick && slot.leased())) {
-                        next = receive(slot);
-                    }
-                    if (next != null) {
-                        cursor = (index + 1) % count;
-                    }
-                } else if (delivered) {
-                    ack(slot, now);
-                }
-            }
+            sawEverySlot = boundary.transactional() ? gather(out, now, tick) : serveFirst(out, now, tick);
             for (SlotState slot : slots) {
                 if (!slot.idle() && slot.leased() && now >= slot.nextRenewalNanos()) {
                     renew(slot, now);
                 }
             }
         } catch (RuntimeException e) {
-            if (next == null) {
+            if (out.isEmpty()) {
                 throw e;
             }
             deferred = e;
         }
-        if (tick && next != null) {
-            // The pass stopped at the first batch: the slots after it have not looked since the tick.
+        if (tick && !sawEverySlot) {
+            // The pass stopped early: the slots it did not look at have not looked since the tick.
             loop.keepTick();
         }
-        return next;
+        if (out.isEmpty()) {
+            return null;
+        }
+        boundary.transactionEndsAfter(out.get(out.size() - 1));
+        return out;
+    }
+
+    /**
+     * Without Kafka transactions: the first slot in round-robin order from the cursor that yields
+     * records is served, so a busy or empty slot never starves the others; every other
+     * delivered batch is just acked.
+     *
+     * @return whether the pass looked at every slot for records (none yielded any)
+     */
+    private boolean serveFirst(List<SourceRecord> out, long now, boolean tick) {
+        int count = slots.size();
+        for (int i = 0; i < count; i++) {
+            int index = (cursor + i) % count;
+            SlotState slot = slots.get(index);
+            if (out.isEmpty()) {
+                List<SourceRecord> chunk = next(slot, now, tick);
+                if (chunk != null) {
+                    out.addAll(chunk);
+                    cursor = (index + 1) % count;
+                }
+            } else if (!slot.idle() && slot.batch().isDelivered()) {
+                ack(slot, now);
+            }
+        }
+        return out.isEmpty();
+    }
+
+    /**
+     * With Kafka transactions (exactly-once): every slot in round-robin order from the cursor
+     * gives what it has ready (ack and next batch, next chunk, or a first read), and all of it
+     * goes out as one transaction, with the offsets of every slot in it. A transaction costs
+     * round trips of its own (the partitions added to it, the offsets, the commit markers)
+     * whatever its size, so sharing one among the slots of a task is what makes exactly-once
+     * cheap when batches are small.
+     *
+     * <p>The transaction holds at most one chunk per slot of the task: the memory bound of a
+     * task in exactly-once mode is unchanged. Slots with nothing ready leave their share to the
+     * slots streaming a large batch, which read further chunks in later rounds of the pass, two
+     * at most per slot ({@link StreamedBatch#readyForMore}: Kafka acknowledges the records of a
+     * transaction only when it commits, so none of the pass's chunks is acknowledged yet). Each
+     * slot still has one batch in flight at most, read after its previous batch was acked, and
+     * acked only after Kafka acknowledged its every record, that is after its transaction committed.
+     *
+     * @return whether every slot had its turn (the chunk budget did not run out first)
+     */
+    private boolean gather(List<SourceRecord> out, long now, boolean tick) {
+        int count = slots.size();
+        int start = cursor;
+        // The next pass starts one slot on, so no slot is always first to the budget.
+        cursor = (start + 1) % count;
+        int chunks = 0;
+        for (int i = 0; i < count; i++) {
+            if (chunks == count) {
+                return false;
+            }
+            List<SourceRecord> chunk = next(slots.get((start + i) % count), now, tick);
+            if (chunk != null) {
+                out.addAll(chunk);
+                chunks++;
+            }
+        }
+        boolean more = true;
+        while (more && chunks < count) {
+            more = false;
+            for (int i = 0; i < count && chunks < count; i++) {
+                SlotState slot = slots.get((start + i) % count);
+                if (!slot.idle() && slot.batch().readyForMore()) {
+                    List<SourceRecord> chunk = readOn(slot);
+                    if (chunk != null) {
+                        out.addAll(chunk);
+                        chunks++;
+                        more = true;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    /** What the slot has to hand over now: its next batch after acking the delivered one, its next chunk, or a first read. */
+    private List<SourceRecord> next(SlotState slot, long now, boolean tick) {
+        if (slot.idle()) {
+            return now >= slot.nextAttemptNanos() || tick && slot.leased() ? receive(slot) : null;
+        }
+        if (slot.batch().isDelivered()) {
+            return ackAndReceive(slot, now);
+        }
+        return slot.batch().readyForMore() ? readOn(slot) : null;
     }
 
     private void throwDeferred() {
@@ -323,10 +404,6 @@ public final class SlotPoller {
         if (out.isEmpty()) {
             return null; // all of it skipped or dead-lettered; a complete batch is acked on the next step
         }
-        // Exactly-once: every chunk is a Kafka transaction of its own, committed with the offset of
-        // its last event, so a transaction stays small (within transaction.timeout.ms) however
-        // large the batch; a task that dies mid-batch resumes after that offset.
-        boundary.batchEnds(out.get(out.size() - 1));
         events.batchEmitted(slot.slot(), out.size());
         log.debug("Emitted {} records of {}", out.size(), batch);
         return out;
