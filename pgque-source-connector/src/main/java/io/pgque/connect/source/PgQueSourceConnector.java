@@ -94,7 +94,7 @@ public class PgQueSourceConnector extends SourceConnector {
                 ? ExactlyOnceSupport.SUPPORTED : ExactlyOnceSupport.UNSUPPORTED;
     }
 
-    /** Always: with {@code transaction.boundary=connector} each task ends a transaction after every whole batch. */
+    /** Always: with {@code transaction.boundary=connector} each task ends a transaction after every poll's last record. */
     @Override
     public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> connectorConfig) {
         return ConnectorTransactionBoundaries.SUPPORTED;
