@@ -107,13 +107,15 @@ class SourceTaskExactlyOnceIT {
     }
 
     /**
-     * A batch larger than {@code pgque.batch.max.events} goes out in chunks, each chunk one Kafka
-     * transaction; a task that dies after Kafka committed the first chunk and while the second is
-     * out leaves an heir that sends the rest of the batch from the first uncommitted event, in
-     * order, in chunks again, and acks the batch after the last one.
+     * A batch larger than {@code pgque.batch.max.events} goes out in chunks, two chunks per Kafka
+     * transaction (a poll); a task that dies after Kafka committed the first transaction and
+     * while the second is out leaves an heir that sends the rest of the batch from the first
+     * uncommitted event, in order, two chunks at most per poll again, and acks the batch after
+     * the last one.
      */
     @Test
-    void aBatchLargerThanAChunkIsATransactionPerChunkAndResumesAfterTheLastCommittedChunk() throws Exception {
+    void aBatchLargerThanAChunkGoesOutTwoChunksPerTransactionAndResumesAfterTheLastCommittedOne()
+            throws Exception {
         String queue = "eos_chunks";
         List<String> keys = setUp(queue);
         sendRound(pg, queue, keys, 0);
@@ -121,15 +123,15 @@ class SourceTaskExactlyOnceIT {
 
         FakeContext first = new FakeContext(chunked(props(queue)));
         PgQueSourceTask dying = start(first);
-        List<SourceRecord> chunk1 = pollUntilRecords(dying);
-        assertEquals(all.subList(0, 4), values(chunk1), "a chunk of 4");
-        assertSame(chunk1.get(3), first.transactionEnds.get(0), "the transaction ends after the chunk");
-        commit(chunk1.get(3));
-        chunk1.forEach(r -> dying.commitRecord(r, null));
-        List<SourceRecord> chunk2 = pollUntilRecords(dying);
-        assertEquals(all.subList(4, 8), values(chunk2), "the next chunk follows on the next poll");
-        assertSame(chunk2.get(3), first.transactionEnds.get(1));
-        // The task dies with the second chunk's transaction open: Kafka holds the first chunk only.
+        List<SourceRecord> first8 = pollUntilRecords(dying);
+        assertEquals(all.subList(0, 8), values(first8), "two chunks of 4");
+        assertSame(first8.get(7), first.transactionEnds.get(0), "the transaction ends after the poll");
+        commit(first8.get(7));
+        first8.forEach(r -> dying.commitRecord(r, null));
+        List<SourceRecord> last7 = pollUntilRecords(dying);
+        assertEquals(all.subList(8, 15), values(last7), "the rest follows on the next poll");
+        assertSame(last7.get(6), first.transactionEnds.get(1));
+        // The task dies with the second transaction open: Kafka holds the first two chunks only.
         awaitLeaseExpiry(queue);
 
         PgQueSourceTask heir = start(new FakeContext(chunked(props(queue))));
@@ -138,13 +140,13 @@ class SourceTaskExactlyOnceIT {
         QueueFixture.await("the heir to send and ack the rest of the batch", Duration.ofSeconds(30), () -> {
             List<SourceRecord> records = pollQuietly(heir);
             if (records != null) {
-                assertTrue(records.size() <= 4, "no poll above a chunk");
+                assertTrue(records.size() <= 8, "no poll above two chunks");
                 rest.addAll(records);
                 records.forEach(r -> heir.commitRecord(r, null));
             }
             return pg.lastTick(queue, queue, 0) > tickBefore;
         });
-        assertEquals(all.subList(4, all.size()), values(rest), "the batch resumes after the committed chunk");
+        assertEquals(all.subList(8, all.size()), values(rest), "the batch resumes after the committed transaction");
     }
 
     /**
@@ -245,40 +247,27 @@ class SourceTaskExactlyOnceIT {
     }
 
     /**
-     * A transaction holds at most one chunk per slot of the task (the task's memory bound is that
-     * of one chunk per slot): with a chunk of 4 and two slots, a slot streaming a batch of 15 takes
-     * the share of the idle slot (two chunks, no more), and when both slots stream, each gives one.
+     * A transaction holds at most two chunks per slot of the task, the bound on a task's memory
+     * in at-least-once mode too: with a chunk of 4 and two slots each streaming a batch of 15,
+     * a poll holds two chunks of each, the next one the rest of both.
      */
     @Test
-    void aTransactionHoldsAtMostOneChunkPerSlotOfTheTask() throws Exception {
+    void aTransactionHoldsAtMostTwoChunksPerSlotOfTheTask() throws Exception {
         String queue = "eos_two_slots_chunks";
         List<List<String>> keys = setUpTwoSlots(queue);
-        sendRound(pg, queue, keys.get(0), 0);
+        sendRound(pg, queue, both(keys), 0);
 
         FakeContext context = new FakeContext(chunked(props(queue, "0,1")));
         PgQueSourceTask task = start(context);
         List<SourceRecord> first = pollUntilRecords(task);
-        assertEquals(values(keys.get(0), 0, 5).subList(0, 8), values(first), "two chunks of slot 0's batch");
+        assertEquals(values(keys.get(0), 0, 5).subList(0, 8), values(ofSlot(first, 0)), "two chunks of slot 0");
+        assertEquals(values(keys.get(1), 0, 5).subList(0, 8), values(ofSlot(first, 1)), "two chunks of slot 1");
+        assertEquals(16, first.size(), "nothing else");
         first.forEach(r -> task.commitRecord(r, null));
         List<SourceRecord> rest = pollUntilRecords(task);
-        assertEquals(values(keys.get(0), 0, 5).subList(8, 15), values(rest), "the rest of it");
-        assertEquals(List.of(first.get(7), rest.get(6)), context.transactionEnds, "a transaction per poll");
-        rest.forEach(r -> task.commitRecord(r, null));
-
-        sendRound(pg, queue, both(keys), 5);
-        List<SourceRecord> mixed = new ArrayList<>();
-        // Slot 0 is acked and reads its next batch on the next poll; slot 1 may wait for its rest to end.
-        QueueFixture.await("both slots to stream", Duration.ofSeconds(30), () -> {
-            List<SourceRecord> records = pollQuietly(task);
-            if (records != null) {
-                assertTrue(records.size() <= 8, "no transaction above one chunk per slot: " + values(records));
-                mixed.addAll(records);
-                records.forEach(r -> task.commitRecord(r, null));
-            }
-            return ofSlot(mixed, 0).size() == 15 && ofSlot(mixed, 1).size() == 15;
-        });
-        assertEquals(values(keys.get(0), 5, 10), values(ofSlot(mixed, 0)), "slot 0 in order");
-        assertEquals(values(keys.get(1), 5, 10), values(ofSlot(mixed, 1)), "slot 1 in order");
+        assertEquals(values(keys.get(0), 0, 5).subList(8, 15), values(ofSlot(rest, 0)), "the rest of slot 0's batch");
+        assertEquals(values(keys.get(1), 0, 5).subList(8, 15), values(ofSlot(rest, 1)), "the rest of slot 1's batch");
+        assertEquals(List.of(first.get(15), rest.get(13)), context.transactionEnds, "a transaction per poll");
     }
 
     /** Keys of slot 0 and keys of slot 1, three each, on a queue with a subscribed consumer of N slots. */

@@ -165,13 +165,13 @@ public final class SourceConfigDef {
                 POLLING_GROUP, ++order, Width.SHORT, "Poll interval (ms)");
         def.define(BATCH_MAX_EVENTS, Type.INT, BATCH_MAX_EVENTS_DEFAULT, Range.between(1, 100_000),
                 Importance.LOW,
-                "Events per read from the database, and most records one poll() returns per slot. A PgQue "
-                        + "batch is streamed in chunks of this size (its first chunk with the receive, the rest "
-                        + "through a cursor), a slot reading its next chunk while at most one is waiting for Kafka, "
-                        + "so a task holds at most two chunks per slot however large the batch; the batch is acked "
-                        + "after its last chunk is in Kafka. In exactly_once mode each poll() is one Kafka "
-                        + "transaction holding the ready chunks of the task's slots, at most this many records "
-                        + "per slot of the task.",
+                "Events per read from the database, and most records one poll() returns (per slot of the "
+                        + "task in exactly_once mode: twice that). A PgQue batch is streamed in chunks of this "
+                        + "size (its first chunk with the receive, the rest through a cursor), a slot reading its "
+                        + "next chunk while at most one is waiting for Kafka, so a task holds at most two chunks "
+                        + "per slot however large the batch; the batch is acked after its last chunk is in Kafka. "
+                        + "In exactly_once mode each poll() is one Kafka transaction holding the ready chunks of "
+                        + "the task's slots, at most two per slot.",
                 POLLING_GROUP, ++order, Width.SHORT, "Chunk size");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,

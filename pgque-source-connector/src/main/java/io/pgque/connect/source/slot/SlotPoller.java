@@ -41,8 +41,8 @@ import java.util.Optional;
  * flight; the slot's next batch is read only after that batch is acked, so its events leave in
  * order and a failure replays a suffix, never a gap.
  *
- * <p>When the worker writes in Kafka transactions (exactly-once), one poll instead hands over a
- * chunk of every slot that has one, as one transaction (see {@link #gather}): a transaction
+ * <p>When the worker writes in Kafka transactions (exactly-once), one poll instead hands over
+ * the chunks of every slot that has one, as one transaction (see {@link #gather}): a transaction
  * then carries several slots' batches, and their source offsets commit atomically with them.
  *
  * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
@@ -72,8 +72,8 @@ public final class SlotPoller {
     /**
      * @param ttl          lease TTL given to every claim
      * @param pollInterval how long an empty or unclaimable slot rests, and the longest one poll() waits
-     * @param chunkSize    events per read from the database, and most records one poll() returns per slot
-     *                     (one slot's chunk without Kafka transactions, one chunk per slot with them)
+     * @param chunkSize    events per read from the database; one poll() returns one chunk of one slot
+     *                     without Kafka transactions, up to two chunks per slot with them
      * @param cursors      connections for the cursors over the rest of large batches (one per slot streaming one)
      * @param backoff      pause after a transient database failure, before poll() reports it
      * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
@@ -174,7 +174,7 @@ public final class SlotPoller {
      * One pass over the slots: delivered batches are acked (and the slot's next batch read in the
      * same database transaction), chunks are read, and leases waiting on Kafka are renewed. What
      * the pass hands over depends on whether the worker writes in Kafka transactions: without,
-     * one chunk of one slot ({@link #serveFirst}); with, one chunk of every slot that has one,
+     * one chunk of one slot ({@link #serveFirst}); with, the chunks of every slot that has one,
      * committed as one Kafka transaction ({@link #gather}).
      *
      * <p>Every database call changes a slot's state only once it succeeded, so a failure leaves
@@ -240,51 +240,33 @@ public final class SlotPoller {
     }
 
     /**
-     * With Kafka transactions (exactly-once): every slot in round-robin order from the cursor
-     * gives what it has ready (ack and next batch, next chunk, or a first read), and all of it
-     * goes out as one transaction, with the offsets of every slot in it. A transaction costs
-     * round trips of its own (the partitions added to it, the offsets, the commit markers)
-     * whatever its size, so sharing one among the slots of a task is what makes exactly-once
-     * cheap when batches are small.
+     * With Kafka transactions (exactly-once): every slot gives what it has ready (ack and next
+     * batch, next chunk, or a first read), and all of it goes out as one transaction, with the
+     * offsets of every slot in it. A transaction costs round trips of its own (the partitions
+     * added to it, the offsets, the commit markers) whatever its size, so sharing one among the
+     * slots of a task, and giving it two chunks of a large batch, is what makes exactly-once cheap.
      *
-     * <p>The transaction holds at most one chunk per slot of the task: the memory bound of a
-     * task in exactly-once mode is unchanged. Slots with nothing ready leave their share to the
-     * slots streaming a large batch, which read further chunks in later rounds of the pass, two
-     * at most per slot ({@link StreamedBatch#readyForMore}: Kafka acknowledges the records of a
-     * transaction only when it commits, so none of the pass's chunks is acknowledged yet). Each
-     * slot still has one batch in flight at most, read after its previous batch was acked, and
+     * <p>A slot streaming a batch larger than a chunk gives a second chunk, and no more: Kafka
+     * acknowledges the records of a transaction only once it commits, so none of this pass's is
+     * acknowledged yet and {@link StreamedBatch#readyForMore} stops at two. A transaction thus holds
+     * at most two chunks per slot, the bound on a task's memory in at-least-once mode too. Each
+     * slot still has at most one batch in flight, read after its previous batch was acked, and
      * acked only after Kafka acknowledged its every record, that is after its transaction committed.
      *
-     * @return whether every slot had its turn (the chunk budget did not run out first)
+     * @return true: every slot had its turn
      */
     private boolean gather(List<SourceRecord> out, long now, boolean tick) {
-        int count = slots.size();
-        int start = cursor;
-        // The next pass starts one slot on, so no slot is always first to the budget.
-        cursor = (start + 1) % count;
-        int chunks = 0;
-        for (int i = 0; i < count; i++) {
-            if (chunks == count) {
-                return false;
-            }
-            List<SourceRecord> chunk = next(slots.get((start + i) % count), now, tick);
+        for (SlotState slot : slots) {
+            List<SourceRecord> chunk = next(slot, now, tick);
             if (chunk != null) {
                 out.addAll(chunk);
-                chunks++;
             }
         }
-        boolean more = true;
-        while (more && chunks < count) {
-            more = false;
-            for (int i = 0; i < count && chunks < count; i++) {
-                SlotState slot = slots.get((start + i) % count);
-                if (!slot.idle() && slot.batch().readyForMore()) {
-                    List<SourceRecord> chunk = readOn(slot);
-                    if (chunk != null) {
-                        out.addAll(chunk);
-                        chunks++;
-                        more = true;
-                    }
+        for (SlotState slot : slots) {
+            if (!slot.idle() && slot.batch().readyForMore()) {
+                List<SourceRecord> chunk = readOn(slot);
+                if (chunk != null) {
+                    out.addAll(chunk);
                 }
             }
         }
