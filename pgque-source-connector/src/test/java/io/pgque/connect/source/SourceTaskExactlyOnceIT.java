@@ -165,8 +165,7 @@ class SourceTaskExactlyOnceIT {
         FakeContext context = new FakeContext(props(queue, "0,1"));
         PgQueSourceTask task = start(context);
         List<SourceRecord> records = pollUntilRecords(task);
-        assertEquals(values(keys.get(0), 0, 5), values(ofSlot(records, 0)), "slot 0's batch, in order");
-        assertEquals(values(keys.get(1), 0, 5), values(ofSlot(records, 1)), "slot 1's batch, in order");
+        assertPerSlot(keys, 0, 5, records, "the slot's batch, in order");
         assertEquals(1, context.transactionEnds.size(), "one transaction");
         assertSame(records.get(records.size() - 1), context.transactionEnds.get(0),
                 "the transaction ends after the poll's last record");
@@ -204,14 +203,8 @@ class SourceTaskExactlyOnceIT {
         awaitLeaseExpiry(queue, 0, 1);
 
         PgQueSourceTask heir = start(new FakeContext(props(queue, "0,1")));
-        List<SourceRecord> again = deliverUntilAcked(heir, queue, 0, 1);
-        assertEquals(values(keys.get(0), 0, 5), values(ofSlot(again, 0)), "slot 0's batch whole, once");
-        assertEquals(values(keys.get(1), 0, 5), values(ofSlot(again, 1)), "slot 1's batch whole, once");
-
-        sendRound(pg, queue, both(keys), 5);
-        List<SourceRecord> next = deliverUntilAcked(heir, queue, 0, 1);
-        assertEquals(values(keys.get(0), 5, 10), values(ofSlot(next, 0)), "slot 0: only the new batch");
-        assertEquals(values(keys.get(1), 5, 10), values(ofSlot(next, 1)), "slot 1: only the new batch");
+        assertPerSlot(keys, 0, 5, deliverUntilAcked(heir, queue, 0, 1), "the batch whole, once");
+        assertOnlyTheNextRoundIsSent(heir, queue, keys);
     }
 
     /**
@@ -239,11 +232,7 @@ class SourceTaskExactlyOnceIT {
             assertNull(pollQuietly(heir), "nothing of the committed transaction is sent again");
             return pg.lastTick(queue, queue, 0) > tick0 && pg.lastTick(queue, queue, 1) > tick1;
         });
-
-        sendRound(pg, queue, both(keys), 5);
-        List<SourceRecord> next = deliverUntilAcked(heir, queue, 0, 1);
-        assertEquals(values(keys.get(0), 5, 10), values(ofSlot(next, 0)), "slot 0: only the new batch");
-        assertEquals(values(keys.get(1), 5, 10), values(ofSlot(next, 1)), "slot 1: only the new batch");
+        assertOnlyTheNextRoundIsSent(heir, queue, keys);
     }
 
     /**
@@ -275,6 +264,21 @@ class SourceTaskExactlyOnceIT {
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, queue, N, "setup").subscribe();
         return List.of(pg.keysOnSlot(queue, 0, N, 3), pg.keysOnSlot(queue, 1, N, 3));
+    }
+
+    /** Per slot (0 and 1), the records are the values {@code from..to-1} of the slot's keys, in order. */
+    private static void assertPerSlot(List<List<String>> keys, int from, int to, List<SourceRecord> records,
+                                      String what) {
+        for (int slot = 0; slot < keys.size(); slot++) {
+            assertEquals(values(keys.get(slot), from, to), values(ofSlot(records, slot)), "slot " + slot + ": " + what);
+        }
+    }
+
+    /** A next round on both slots: the task sends it whole, and nothing of the round before. */
+    private void assertOnlyTheNextRoundIsSent(PgQueSourceTask task, String queue, List<List<String>> keys)
+            throws InterruptedException {
+        sendRound(pg, queue, both(keys), 5);
+        assertPerSlot(keys, 5, 10, deliverUntilAcked(task, queue, 0, 1), "only the new batch");
     }
 
     private static List<String> both(List<List<String>> keys) {

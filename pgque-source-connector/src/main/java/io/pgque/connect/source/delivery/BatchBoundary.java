@@ -7,6 +7,8 @@ package io.pgque.connect.source.delivery;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.TransactionContext;
 
+import java.util.function.Consumer;
+
 /**
  * Where a Kafka transaction ends, and whether there are transactions at all. With
  * {@code transaction.boundary=connector} the task says where: after the last record of each
@@ -26,31 +28,15 @@ public interface BatchBoundary {
     boolean transactional();
 
     /** No transactions: at-least-once on a worker without exactly-once source support. */
-    BatchBoundary NONE = new BatchBoundary() {
-        @Override
-        public void transactionEndsAfter(SourceRecord last) {
-        }
-
-        @Override
-        public boolean transactional() {
-            return false;
-        }
-    };
+    BatchBoundary NONE = drawnBy(false, last -> {
+    });
 
     /**
      * Transactions whose boundaries the worker draws itself ({@code transaction.boundary=poll},
      * every poll one transaction, or {@code interval}): the task has nothing to say.
      */
-    BatchBoundary WORKER = new BatchBoundary() {
-        @Override
-        public void transactionEndsAfter(SourceRecord last) {
-        }
-
-        @Override
-        public boolean transactional() {
-            return true;
-        }
-    };
+    BatchBoundary WORKER = drawnBy(true, last -> {
+    });
 
     /**
      * @param transactions the worker's transaction context: present exactly when
@@ -60,18 +46,22 @@ public interface BatchBoundary {
      */
     static BatchBoundary of(TransactionContext transactions, boolean exactlyOnce) {
         if (transactions != null) {
-            return new BatchBoundary() {
-                @Override
-                public void transactionEndsAfter(SourceRecord last) {
-                    transactions.commitTransaction(last);
-                }
-
-                @Override
-                public boolean transactional() {
-                    return true;
-                }
-            };
+            return drawnBy(true, transactions::commitTransaction);
         }
         return exactlyOnce ? WORKER : NONE;
+    }
+
+    private static BatchBoundary drawnBy(boolean transactional, Consumer<SourceRecord> end) {
+        return new BatchBoundary() {
+            @Override
+            public void transactionEndsAfter(SourceRecord last) {
+                end.accept(last);
+            }
+
+            @Override
+            public boolean transactional() {
+                return transactional;
+            }
+        };
     }
 }
