@@ -50,6 +50,7 @@ class QuickstartIT {
         assertTrue(first.latencyP50Micros() > 0 && first.latencyP99Micros() >= first.latencyP50Micros(),
                 "latencies measured: " + first);
         assertEquals(WARMUP, first.warmupEvents(), "a warm-up ran first and is left out of the counts");
+        assertTrue(first.stages().isPresent(), "the latency split at the queue: " + first);
         assertEquals(SLOTS, first.slots().size(), "one lag line per slot");
         for (SlotLag slot : first.slots()) {
             assertNotNull(slot.owner(), "every slot leased by a source task: " + slot);
