@@ -7,6 +7,7 @@ package io.pgque.bench;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
@@ -63,9 +64,12 @@ final class SourceKafkaSide implements AutoCloseable {
 
     /** The broker stamps each record on append, so the broker's clock times every run alike. */
     void createTopics(List<String> topics) {
+        createTopics(topics, SourceBenchmark.TOPIC_PARTITIONS);
+    }
+
+    void createTopics(List<String> topics, int partitions) {
         for (String topic : topics) {
-            connect.kafka().createTopic(topic, SourceBenchmark.TOPIC_PARTITIONS, 1,
-                    Map.of("message.timestamp.type", "LogAppendTime"));
+            connect.kafka().createTopic(topic, partitions, 1, Map.of("message.timestamp.type", "LogAppendTime"));
         }
     }
 
@@ -93,8 +97,8 @@ final class SourceKafkaSide implements AutoCloseable {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumer(props);
         List<TopicPartition> partitions = new ArrayList<>();
-        for (int p = 0; p < SourceBenchmark.TOPIC_PARTITIONS; p++) {
-            partitions.add(new TopicPartition(topic, p));
+        for (PartitionInfo p : consumer.partitionsFor(topic)) {
+            partitions.add(new TopicPartition(topic, p.partition()));
         }
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
