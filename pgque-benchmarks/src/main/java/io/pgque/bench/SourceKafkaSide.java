@@ -24,6 +24,7 @@ import java.util.function.BooleanSupplier;
  * topics stamped by the broker, a connector run to its tasks, the records of a topic.
  */
 final class SourceKafkaSide implements AutoCloseable {
+    private static final Duration END_OFFSET_CHECKS = Duration.ofMillis(250);
     private final EmbeddedConnectCluster connect;
 
     private SourceKafkaSide(EmbeddedConnectCluster connect) {
@@ -138,9 +139,12 @@ final class SourceKafkaSide implements AutoCloseable {
      */
     private void awaitWritten(String topic, long expected) throws InterruptedException {
         try (KafkaConsumer<byte[], byte[]> consumer = readerFromStart(topic)) {
+            // Asked every 250 ms, not more often: the run is timed by the broker's append
+            // stamps, so a later look changes no figure, while frequent ListOffsets requests
+            // took a sixth of the JVM's samples in a profile of a 1-slot drain on two cores.
             SourceBenchmark.awaitCondition(expected + " offsets in " + topic,
                     () -> consumer.endOffsets(consumer.assignment()).values().stream()
-                            .mapToLong(Long::longValue).sum() >= expected);
+                            .mapToLong(Long::longValue).sum() >= expected, END_OFFSET_CHECKS);
         }
     }
 
