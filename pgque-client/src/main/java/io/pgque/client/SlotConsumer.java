@@ -245,8 +245,8 @@ public final class SlotConsumer {
     }
 
     private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {
-        List<Message> page = Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max);
-        return page.isEmpty() ? Optional.empty() : Optional.of(new BatchPage(page.get(0).batchId(), page, max));
+        return BatchPage.of(Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId,
+                BatchPage.probeSize(max)), max);
     }
 
     /**

@@ -158,6 +158,28 @@ class SlotConsumerIT {
         assertThrows(BatchNotFoundException.class, () -> w.openRest(ds, 0, first.batchId(), first.lastMsgId()));
     }
 
+    /**
+     * A first page is full only when the batch goes on past it: a batch of exactly the page's size
+     * is whole (so no reader opens a cursor over an empty rest), one event more and it is full.
+     */
+    @Test
+    void aFirstPageIsFullOnlyWhenTheBatchHasMore() {
+        SlotConsumer w = slot0AfterTenantRound("q_slot_page_full");
+        BatchPage exact = w.receivePage(0, 200).orElseThrow();
+        assertFalse(exact.full());
+        assertEquals(200, exact.messages().size());
+
+        BatchPage shorter = w.receivePage(0, 199).orElseThrow();
+        assertEquals(exact.batchId(), shorter.batchId(), "the open batch is handed out again");
+        assertTrue(shorter.full());
+        assertEquals(exact.messages().subList(0, 199), shorter.messages());
+        try (BatchCursor rest = w.openRest(ds, 0, shorter.batchId(), shorter.lastMsgId())) {
+            assertEquals(List.of(exact.messages().get(199)), rest.next(10), "the probe event is read with the rest");
+        }
+        assertFalse(w.receivePage(0, 1000).orElseThrow().full());
+        w.ack(0);
+    }
+
     @Test
     void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
         String q = queue("q_ack_receive");
