@@ -132,11 +132,30 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_tem
      LIMIT 1
 $$;
 
--- Opens the consumer's next batch, or re-issues the open one. The subscription row lock taken
--- here (the receive lock) makes concurrent callers of one consumer wait and then get the same
--- batch, never two different ones.
-CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer_name text,
-    i_min_lag interval, i_min_count int4, i_min_interval interval,
+-- Internal: the last tick after i_first (itself qualifying as the end of the next batch after
+-- i_last) that ends a window of at most i_window_events events of the queue, never past i_cap
+-- nor younger than i_min_lag; i_first when even the next tick ends a larger window. A reader
+-- that fell several ticks behind takes them as one batch: it catches up in one read-send-ack
+-- cycle per window rather than one per tick.
+CREATE OR REPLACE FUNCTION pgque.find_window_tick(i_last pgque.tick, i_first pgque.tick, i_window_events bigint,
+    i_cap bigint, i_min_lag interval)
+RETURNS pgque.tick
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT coalesce(
+        (SELECT t FROM pgque.tick t
+          WHERE t.tick_queue = i_first.tick_queue AND t.tick_id > i_first.tick_id
+            AND (i_cap IS NULL OR t.tick_id <= i_cap)
+            AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
+            AND t.tick_event_seq - i_last.tick_event_seq <= i_window_events
+          ORDER BY t.tick_id DESC
+          LIMIT 1),
+        i_first)
+$$;
+
+-- Internal: next_batch_custom, and with i_window_events a batch over as many ticks as the
+-- window holds (find_window_tick) when the consumer is behind by more than one.
+CREATE OR REPLACE FUNCTION pgque.open_batch(i_queue_name text, i_consumer_name text,
+    i_min_lag interval, i_min_count int4, i_min_interval interval, i_window_events bigint,
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
@@ -176,6 +195,9 @@ BEGIN
         IF v_next.tick_id IS NULL OR v_next.tick_id > v_cap THEN
             RETURN;
         END IF;
+        IF i_window_events IS NOT NULL THEN
+            v_next := pgque.find_window_tick(v_last, v_next, i_window_events, v_cap, i_min_lag);
+        END IF;
         batch_id := nextval('pgque.batch_id_seq');
         UPDATE pgque.subscription
            SET sub_batch = batch_id, sub_next_tick = v_next.tick_id, sub_active = now()
@@ -185,6 +207,18 @@ BEGIN
     cur_tick_time := v_next.tick_time;
     cur_tick_event_seq := v_next.tick_event_seq;
 END
+$$;
+
+-- Opens the consumer's next batch, or re-issues the open one. The subscription row lock taken
+-- here (the receive lock) makes concurrent callers of one consumer wait and then get the same
+-- batch, never two different ones.
+CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer_name text,
+    i_min_lag interval, i_min_count int4, i_min_interval interval,
+    OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
+    OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
+    OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT * FROM pgque.open_batch(i_queue_name, i_consumer_name, i_min_lag, i_min_count, i_min_interval, NULL)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.next_batch_info(i_queue_name text, i_consumer_name text,

@@ -358,8 +358,9 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
-    i_worker text, i_max int DEFAULT 100)
+-- Internal: receive_partitioned, with the catch-up window (NULL: one tick per batch).
+CREATE OR REPLACE FUNCTION pgque.receive_slot(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_max int, i_window_events bigint)
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -368,13 +369,37 @@ BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
         RAISE EXCEPTION 'pgque.receive_partitioned: max must be >= 1, got %', i_max USING ERRCODE = '22023';
     END IF;
+    IF i_window_events < 1 THEN
+        RAISE EXCEPTION 'pgque.receive_partitioned: window_events must be >= 1 or NULL, got %', i_window_events
+            USING ERRCODE = '22023';
+    END IF;
     PERFORM pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
-    v_batch := pgque.next_batch(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
+    SELECT b.batch_id INTO v_batch
+      FROM pgque.open_batch(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
+                            i_window_events) b;
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
     RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max, i_slot, i_n);
 END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_max int DEFAULT 100)
+RETURNS SETOF pgque.message
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT * FROM pgque.receive_slot(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL)
+$$;
+
+-- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
+-- several ticks back gets one batch over as many of them as hold at most i_window_events events
+-- of the queue (the slot's share is about 1/N of those), at least one tick; NULL is one tick per
+-- batch, as receive_partitioned. Fewer, larger batches while catching up; one tick each when not.
+CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_max int, i_window_events bigint)
+RETURNS SETOF pgque.message
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT * FROM pgque.receive_slot(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, i_window_events)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,

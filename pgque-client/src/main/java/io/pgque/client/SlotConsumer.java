@@ -4,6 +4,9 @@
  */
 package io.pgque.client;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,8 +34,14 @@ import javax.sql.DataSource;
  */
 public final class SlotConsumer {
 
+    private static final Logger log = LoggerFactory.getLogger(SlotConsumer.class);
+
     private static final String RECEIVE = "select " + Rows.MESSAGE_COLUMNS
             + " from pgque.receive_partitioned(?, ?, ?, ?, ?, ?) m";
+    private static final String RECEIVE_WINDOW = "select " + Rows.MESSAGE_COLUMNS
+            + " from pgque.receive_partitioned(?, ?, ?, ?, ?, ?, ?) m";
+    private static final String HAS_WINDOW = "select to_regprocedure("
+            + "'pgque.receive_partitioned(text, text, int, int, text, int, bigint)') is not null";
     private static final String READ_BATCH = "select " + Rows.MESSAGE_COLUMNS
             + " from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?) m";
     private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
@@ -47,8 +56,16 @@ public final class SlotConsumer {
     private final String consumer;
     private final int n;
     private final String workerId;
+    /** Most queue events one batch may span when the slot is behind several ticks; null: one tick per batch. */
+    private final Long windowEvents;
+    /** Whether the installed engine has the catch-up receive; null until asked (once, on first use). */
+    private volatile Boolean engineHasWindow;
 
     SlotConsumer(Connections db, String queue, String consumer, int n, String workerId) {
+        this(db, queue, consumer, n, workerId, null);
+    }
+
+    private SlotConsumer(Connections db, String queue, String consumer, int n, String workerId, Long windowEvents) {
         this.db = db;
         this.queue = Objects.requireNonNull(queue, "queue");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -57,6 +74,25 @@ public final class SlotConsumer {
             throw new IllegalArgumentException("slot count must be at least 1, was " + n);
         }
         this.n = n;
+        this.windowEvents = windowEvents;
+    }
+
+    /**
+     * This consumer, catching up in larger batches: a slot whose position is several ticks
+     * behind gets them as one batch, as many ticks as together hold at most {@code windowEvents}
+     * events of the queue (about 1/N of them are the slot's), and never less than one tick. A
+     * reader then catches up in one read-send-ack cycle per window instead of one per tick, which
+     * is what lets it overtake a backlog when each cycle costs more than a tick period. A slot
+     * that keeps up still gets one tick per batch. Without it (the PgQue behaviour) every batch is
+     * one tick.
+     *
+     * @param windowEvents at least 1
+     */
+    public SlotConsumer catchingUp(long windowEvents) {
+        if (windowEvents < 1) {
+            throw new IllegalArgumentException("windowEvents must be at least 1, was " + windowEvents);
+        }
+        return new SlotConsumer(db, queue, consumer, n, workerId, windowEvents);
     }
 
     /** The queue read. */
@@ -245,8 +281,34 @@ public final class SlotConsumer {
     }
 
     private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {
-        return BatchPage.of(Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId,
-                BatchPage.probeSize(max)), max);
+        return BatchPage.of(receiveFirst(c, slot, BatchPage.probeSize(max)), max);
+    }
+
+    /** The first page of the slot's batch, opened with the catch-up window where one is set and the engine has it. */
+    private List<Message> receiveFirst(Connection c, int slot, int max) throws SQLException {
+        if (windowEvents != null && engineHasWindow(c)) {
+            return Sql.list(c, RECEIVE_WINDOW, Rows::message, queue, consumer, slot, n, workerId, max, windowEvents);
+        }
+        return Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max);
+    }
+
+    /**
+     * An engine installed by an older release has no catch-up receive; a reader (which may not
+     * install the engine) then reads one tick per batch, as before, and says so once.
+     */
+    private boolean engineHasWindow(Connection c) throws SQLException {
+        Boolean has = engineHasWindow;
+        if (has == null) {
+            has = Sql.one(c, HAS_WINDOW, rs -> rs.getBoolean(1));
+            if (!has) {
+                log.warn("The PgQue engine in this database predates receive_partitioned(..., i_window_events): "
+                        + "slots of consumer '{}' on queue '{}' read one tick per batch and catch up more slowly "
+                        + "after falling behind. Install the bundled engine {} to upgrade it.", consumer, queue,
+                        PgQueInstaller.bundledVersion());
+            }
+            engineHasWindow = has;
+        }
+        return has;
     }
 
     /**
@@ -270,7 +332,7 @@ public final class SlotConsumer {
 
     private Optional<Batch> readWhole(Connection c, int slot, int pageSize) throws SQLException {
         return WholeBatch.read(pageSize,
-                max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, slot, n, workerId, max),
+                max -> receiveFirst(c, slot, max),
                 (batchId, after) -> Sql.stream(c, READ_BATCH, pageSize, Rows::message,
                         queue, consumer, slot, n, workerId, after, WholeBatch.ALL));
     }

@@ -271,6 +271,44 @@ class SlotConsumerIT {
         assertTrue(w2.claimAny(TTL, Set.of()).isEmpty());
     }
 
+    @Test
+    void aCatchingUpConsumerReadsTheTicksItIsBehindAsOneBatch() {
+        String q = queue("q_catch_up");
+        SlotConsumer plain = pq.slotConsumer(q, "g", 2, "w1");
+        plain.subscribe();
+        SlotConsumer catchingUp = plain.catchingUp(1_000);
+        for (String payload : List.of("a1", "a2", "a3")) {
+            send(q, "tenant-a", payload);
+            tick(pq, q);
+        }
+        catchingUp.claim(0, TTL).orElseThrow();
+        BatchPage page = catchingUp.receivePage(0, 10).orElseThrow();
+        assertEquals(List.of("a1", "a2", "a3"), page.messages().stream().map(Message::payload).toList(),
+                "three ticks behind, one batch");
+        catchingUp.ack(0);
+        assertTrue(catchingUp.receive(0).isEmpty());
+        assertThrows(IllegalArgumentException.class, () -> plain.catchingUp(0));
+    }
+
+    @Test
+    void aCatchingUpConsumerOnAnEngineWithoutTheWindowReadsOneTickPerBatch() {
+        // An engine installed by an older release: no receive_partitioned(..., i_window_events).
+        DataSource older = ClientTesting.newDatabase("client_slots_older").installEngine().superuser();
+        ClientTesting.exec(older, "drop function pgque.receive_partitioned(text, text, int, int, text, int, bigint)");
+        PgQue olderPq = PgQue.using(older);
+        olderPq.queues().create("q_older");
+        SlotConsumer catchingUp = olderPq.slotConsumer("q_older", "g", 1, "w1").catchingUp(1_000);
+        catchingUp.subscribe();
+        for (String payload : List.of("a1", "a2")) {
+            olderPq.producer().send("q_older", Event.of("t", payload).withPartitionKey("k"));
+            olderPq.operations().forceNextTick("q_older");
+            olderPq.operations().ticker("q_older");
+        }
+        catchingUp.claim(0, TTL).orElseThrow();
+        assertEquals(List.of("a1"), payloads(catchingUp.receive(0).orElseThrow()), "one tick, as before");
+        assertEquals(List.of("a2"), payloads(catchingUp.ackAndReceive(0, 10).orElseThrow()));
+    }
+
     private static List<String> payloads(Batch batch) {
         return batch.messages().stream().map(Message::payload).collect(Collectors.toList());
     }

@@ -49,14 +49,19 @@ final class DemoRun implements AutoCloseable {
 
     private final Pipeline pipeline;
     private final int events;
+    private final int warmupEvents;
     private final OutputVerifier verifier;
     private final OutputConsumer consumer;
     private final DemoProducer producer;
     private boolean closed;
 
-    DemoRun(Pipeline pipeline, int events, int tenants, int rate) {
+    /**
+     * @param warmupEvents events sent by an earlier run and not measured, for the report
+     */
+    DemoRun(Pipeline pipeline, int events, int tenants, int rate, int warmupEvents) {
         this.pipeline = pipeline;
         this.events = events;
+        this.warmupEvents = warmupEvents;
         String run = Long.toString(System.currentTimeMillis(), 36);
         this.verifier = new OutputVerifier(run);
         this.consumer = new OutputConsumer(pipeline.bootstrapServers(), pipeline.outputTopic(),
@@ -140,7 +145,7 @@ final class DemoRun implements AutoCloseable {
         long endMicros = s.lastReceiveMicros() == 0 ? startMicros : s.lastReceiveMicros();
         return new Report(events, producer.acked(), s.delivered(), s.duplicates(), s.outOfOrder(), s.tenantsSeen(),
                 Duration.ofNanos((endMicros - startMicros) * 1000), verifier.latencyPercentile(50),
-                verifier.latencyPercentile(99), slotsOrEmpty());
+                verifier.latencyPercentile(99), slotsOrEmpty(), warmupEvents);
     }
 
     /** The progress line must not die because one measurement is briefly unavailable. */

@@ -21,6 +21,7 @@ import java.util.OptionalInt;
  * @param slots            N, the source's fixed slot count (and its task count); empty: as in
  *                         {@code config/pgque-source.json}
  * @param rate             events per second the producer aims for; 0 sends as fast as it can
+ * @param warmup           events sent through the pipeline before the measured ones, not measured
  * @param restPort         port of the Connect worker's REST API; 0 picks a free one
  * @param dataDir          where Kafka, PostgreSQL and the worker keep their data between runs
  * @param configDir        folder holding the connector JSON files; empty: look upwards from the
@@ -28,7 +29,7 @@ import java.util.OptionalInt;
  */
 public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String dbUser, String dbPassword,
                                 Optional<String> bootstrapServers, int events, int tenants, OptionalInt slots,
-                                int rate, int restPort, Path dataDir, Optional<Path> configDir) {
+                                int rate, int warmup, int restPort, Path dataDir, Optional<Path> configDir) {
 
     public static final String USAGE = String.join("\n",
             "usage: java -jar pgque-quickstart.jar [flags]",
@@ -37,6 +38,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             "  --tenants=N               tenants (record keys) to spread them over (default 200)",
             "  --slots=N                 slots of the source's consumer, one task each (default: pgque.slots of the source file, 4)",
             "  --rate=N                  events per second to aim for, 0 = unthrottled (default 5000)",
+            "  --warmup=N                events sent first, at the same rate, and not measured (default 10000; 0 = none)",
             "  --rest-port=N             Connect REST port, 0 = any free port (default 8083)",
             "  --data-dir=PATH           persistent data of Kafka, PostgreSQL, Connect (default target/quickstart-data)",
             "  --jdbc-url=URL            use this PostgreSQL instead of an embedded one",
@@ -87,6 +89,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
         int tenants = 200;
         Integer slots;
         int rate = 5_000;
+        int warmup = 10_000;
         int restPort = 8083;
         Path dataDir = Path.of("target", "quickstart-data");
         Path configDir;
@@ -103,6 +106,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
                 // 256 is the engine's limit on N
                 case "slots" -> slots = number(name, value, 1, 256);
                 case "rate" -> rate = number(name, value, 0, Integer.MAX_VALUE);
+                case "warmup" -> warmup = number(name, value, 0, Integer.MAX_VALUE);
                 case "rest-port" -> restPort = number(name, value, 0, 65_535);
                 case "data-dir" -> dataDir = Path.of(text(name, value));
                 case "config-dir" -> configDir = Path.of(text(name, value));
@@ -117,7 +121,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             }
             return new QuickstartOptions(once, Optional.ofNullable(jdbcUrl), dbUser, dbPassword,
                     Optional.ofNullable(bootstrapServers), events, tenants,
-                    slots == null ? OptionalInt.empty() : OptionalInt.of(slots), rate, restPort,
+                    slots == null ? OptionalInt.empty() : OptionalInt.of(slots), rate, warmup, restPort,
                     dataDir, Optional.ofNullable(configDir));
         }
 

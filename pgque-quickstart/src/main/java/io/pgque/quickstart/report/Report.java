@@ -21,10 +21,11 @@ import java.util.List;
  * @param latencyP50Micros median send-to-receive time, -1 when nothing arrived
  * @param latencyP99Micros 99th percentile of the same, -1 when nothing arrived
  * @param slots          lag of each slot of the source's consumer at the end
+ * @param warmupEvents   events sent through the pipeline before this run and not measured
  */
 public record Report(int eventsPlanned, long eventsIn, long eventsOut, long duplicates, long outOfOrder,
                      int tenants, Duration duration, long latencyP50Micros, long latencyP99Micros,
-                     List<SlotLag> slots) {
+                     List<SlotLag> slots, int warmupEvents) {
 
     public Report {
         slots = List.copyOf(slots);

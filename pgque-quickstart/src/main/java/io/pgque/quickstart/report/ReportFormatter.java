@@ -22,6 +22,8 @@ public final class ReportFormatter {
                 .row("throughput", Numbers.rate(r.throughput()), "over " + Numbers.seconds(r.duration()))
                 .row("end-to-end latency p50", Numbers.millis(r.latencyP50Micros()), "send -> read from the output topic")
                 .row("end-to-end latency p99", Numbers.millis(r.latencyP99Micros()), "")
+                .row("warm-up before measuring", Numbers.count(r.warmupEvents()),
+                        r.warmupEvents() == 0 ? "none: the figures include the JVM's cold start" : "events, not counted above")
                 .row("per-key order", r.orderHeld() ? "held" : "BROKEN",
                         Numbers.count(r.outOfOrder()) + " out of order across " + Numbers.count(r.tenants()) + " tenants");
 

@@ -17,7 +17,7 @@ class ReportFormatterTest {
     void aGoodRunSaysAllArrivedAndOrderHeld() {
         Report r = new Report(20_000, 20_000, 20_000, 0, 0, 200, Duration.ofMillis(4_000), 92_345, 310_500,
                 List.of(new SlotLag(0, "pgque-source-0-abc", 1, 0, Duration.ofMillis(400)),
-                        new SlotLag(1, null, 2, 12, null)));
+                        new SlotLag(1, null, 2, 12, null)), 10_000);
         String text = ReportFormatter.format(r);
         assertTrue(text.contains("report: OK"), text);
         assertTrue(text.contains("20,000") && text.contains("all arrived"), text);
@@ -25,16 +25,18 @@ class ReportFormatterTest {
         assertTrue(text.contains("92.3 ms") && text.contains("310.5 ms"), "latencies: " + text);
         assertTrue(text.contains("held") && text.contains("0 out of order across 200 tenants"), text);
         assertTrue(text.contains("pgque-source-0-abc") && text.contains("(none)") && text.contains("0.4 s"), text);
+        assertTrue(text.contains("warm-up before measuring") && text.contains("10,000") && text.contains("not counted"), text);
     }
 
     @Test
     void aBadRunSaysWhatWentWrong() {
-        Report r = new Report(100, 100, 97, 3, 2, 10, Duration.ofSeconds(1), 1_000, 2_000, List.of());
+        Report r = new Report(100, 100, 97, 3, 2, 10, Duration.ofSeconds(1), 1_000, 2_000, List.of(), 0);
         String text = ReportFormatter.format(r);
         assertTrue(text.contains("report: FAILED"), text);
         assertTrue(text.contains("MISSING 3"), text);
         assertTrue(text.contains("BROKEN"), text);
         assertTrue(text.contains("replays after a failure"), text);
+        assertTrue(text.contains("include the JVM's cold start"), text);
     }
 
     @Test

@@ -125,7 +125,9 @@ public class PgQueSourceTask extends SourceTask {
         // vary, and so does the consumer an unreadable event is dead-lettered through.
         SlotSetReader.Factory sets = (n, setSlots) -> {
             metrics.keepSamplesOf(setSlots);
-            SlotConsumer consumer = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
+            SlotConsumer plain = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
+            SlotConsumer consumer = config.batchCatchUpMaxEvents() > 0
+                    ? plain.catchingUp(config.batchCatchUpMaxEvents()) : plain;
             UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
                     config.pollInterval(), config.batchMaxEvents(), cursorDataSource,

@@ -135,8 +135,11 @@ class SourceTaskLeaseLoopIT {
         }
 
         // Both slots always have a batch ready, and every batch is in Kafka before the next
-        // poll: the slot just acked must not be served again ahead of the one waiting.
-        PgQueSourceTask task = start(queue, consumer, "0,1");
+        // poll: the slot just acked must not be served again ahead of the one waiting. One tick
+        // per batch (no catch-up window), so that there are many batches to take turns with.
+        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
+        props.put("pgque.batch.catchup.max.events", "0");
+        PgQueSourceTask task = start(props);
         List<Long> served = new ArrayList<>();
         for (int poll = 0; poll < 2 * rounds; poll++) {
             List<SourceRecord> batch = pollUntilRecords(task);
@@ -146,6 +149,31 @@ class SourceTaskLeaseLoopIT {
         for (int i = 1; i < served.size(); i++) {
             assertNotEquals(served.get(i - 1), served.get(i), "slots served in turn, got " + served);
         }
+    }
+
+    @Test
+    void aSlotBehindSeveralTicksCatchesUpInOneBatchAndWithoutTheWindowInOneBatchPerTick() throws Exception {
+        String queue = "behind";
+        pg.createQueue(queue);
+        List<String> keys = pg.keysOnSlot("b", 0, N, 2);
+        for (String consumer : List.of("behind-window", "behind-tick")) {
+            pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        }
+        int rounds = 4;
+        for (int round = 0; round < rounds; round++) {
+            sendRound(pg, queue, keys, round * 5);
+        }
+
+        PgQueSourceTask windowed = start(queue, "behind-window", "0");
+        List<SourceRecord> caughtUp = pollUntilRecords(windowed);
+        assertEquals(rounds * 5 * keys.size(), caughtUp.size(), "four ticks behind: one batch holds them all");
+        assertEquals(1, caughtUp.stream().map(r -> header(r, EventHeaders.BATCH_ID)).distinct().count());
+        HandDrivenTask.assertFirstDeliveriesInSendOrder(caughtUp, keys, rounds * 5);
+
+        Map<String, String> props = HandDrivenTask.props(pg, queue, "behind-tick", "0");
+        props.put("pgque.batch.catchup.max.events", "0");
+        PgQueSourceTask perTick = start(props);
+        assertEquals(5 * keys.size(), pollUntilRecords(perTick).size(), "no window: one tick per batch");
     }
 
     @Test

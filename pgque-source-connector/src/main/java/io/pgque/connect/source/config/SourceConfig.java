@@ -142,6 +142,11 @@ public class SourceConfig extends AbstractConfig {
         return getInt(SourceConfigDef.BATCH_MAX_EVENTS);
     }
 
+    /** Zero when every batch is one tick. */
+    public long batchCatchUpMaxEvents() {
+        return getLong(SourceConfigDef.BATCH_CATCHUP_MAX_EVENTS);
+    }
+
     /** Zero when the periodic log line is off. */
     public Duration metricsLogInterval() {
         return Duration.ofMillis(getLong(SourceConfigDef.METRICS_LOG_INTERVAL_MS));

@@ -43,6 +43,7 @@ public final class SourceConfigDef {
     public static final String LEASE_TTL_MS = "pgque.lease.ttl.ms";
     public static final String POLL_INTERVAL_MS = "pgque.poll.interval.ms";
     public static final String BATCH_MAX_EVENTS = "pgque.batch.max.events";
+    public static final String BATCH_CATCHUP_MAX_EVENTS = "pgque.batch.catchup.max.events";
     public static final String METRICS_LOG_INTERVAL_MS = "pgque.metrics.log.interval.ms";
 
     public static final String TICKER_ENABLED = "pgque.ticker.enabled";
@@ -68,6 +69,7 @@ public final class SourceConfigDef {
     public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
     public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
+    public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 10_000L;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
     public static final long TICKER_INTERVAL_MS_DEFAULT = 100L;
     public static final long MAINT_INTERVAL_MS_DEFAULT = 30_000L;
@@ -171,6 +173,16 @@ public final class SourceConfigDef {
                         + "holds at most two chunks per slot however large the batch; the batch is acked after its "
                         + "last chunk is in Kafka. In exactly_once mode each chunk is one Kafka transaction.",
                 POLLING_GROUP, ++order, Width.SHORT, "Chunk size");
+        def.define(BATCH_CATCHUP_MAX_EVENTS, Type.LONG, BATCH_CATCHUP_MAX_EVENTS_DEFAULT, Range.between(0L, 100_000_000L),
+                Importance.LOW,
+                "How far one PgQue batch may reach when a slot is behind (ordered mode): a slot several ticks "
+                        + "back gets them as one batch, as many ticks as together hold at most this many events of "
+                        + "the queue (about 1/N of them are the slot's), never less than one tick. A slot then "
+                        + "catches up in one read-send-ack cycle per window instead of one per tick; a slot that "
+                        + "keeps up still gets one tick per batch. Larger windows drain a backlog faster and, in "
+                        + "at_least_once mode, replay more after a crash (the open batch is delivered again). 0: "
+                        + "one tick per batch, as PgQue consumers read.",
+                POLLING_GROUP, ++order, Width.SHORT, "Catch-up window (events)");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,
                 "How often each task logs its slots' lag, pending events and throughput at INFO, in "
