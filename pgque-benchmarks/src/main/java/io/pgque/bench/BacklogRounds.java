@@ -18,6 +18,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What the backlog benchmarks ({@link SourceModesBenchmark}, {@link SourceDrainBenchmark}) share:
@@ -62,6 +63,41 @@ final class BacklogRounds {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The engine loop ({@link SourceBridge}) drains the backlog as {@code consumer} into {@code topic}. */
+    static AppendSpan engineLoop(BenchServer server, SourceKafkaSide kafka, String queue, String consumer,
+                                 String topic, int events) throws Exception {
+        try (Connection own = server.connect();
+             SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue, consumer, topic)) {
+            bridge.drain(events);
+        }
+        return kafka.appendSpan(topic, events);
+    }
+
+    /** A connector named after its topic, reading {@code queue} as {@code consumer} in {@code mode}. */
+    static Map<String, String> connectorConfig(String jdbcUrl, String queue, String consumer, String topic,
+                                               String mode, int tasks) {
+        Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, queue, tasks);
+        config.put("name", topic);
+        config.put("topic", topic);
+        config.put("pgque.consumer", consumer);
+        config.put("pgque.mode", mode);
+        return config;
+    }
+
+    /**
+     * Runs the connector until its topic holds the backlog, then removes it and waits until its
+     * tasks are gone (and, with slots, their leases given back), so the next path runs alone.
+     */
+    static AppendSpan drainWith(Connection c, SourceKafkaSide kafka, Map<String, String> config, int tasks,
+                                int events, boolean slots) throws Exception {
+        String topic = config.get("topic");
+        kafka.runConnector(topic, config, tasks);
+        AppendSpan span = kafka.appendSpan(topic, events);
+        kafka.removeConnector(topic, () -> tasksGone(c, topic)
+                && (!slots || SourceBenchmark.leasesReleased(c, config.get("pgque.consumer"))));
+        return span;
     }
 
     static String loadAverage() {

@@ -150,7 +150,7 @@ final class SourceDrainBenchmark {
             Recording recording = measured && !JFR_DIR.isEmpty() && r.kind() == Kind.CONNECTOR ? startRecording() : null;
             AppendSpan span = switch (r.kind()) {
                 case PLAIN -> plain(side, table, topic, events);
-                case ENGINE -> engine(side, queue, r.id(), topic, events);
+                case ENGINE -> BacklogRounds.engineLoop(server, side, queue, r.id(), topic, events);
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
             if (recording != null) {
@@ -188,32 +188,15 @@ final class SourceDrainBenchmark {
         return kafka.appendSpan(topic, events);
     }
 
-    private AppendSpan engine(SourceKafkaSide kafka, String queue, String consumer, String topic, int events)
-            throws Exception {
-        try (Connection own = server.connect();
-             SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue, consumer, topic)) {
-            bridge.drain(events);
-        }
-        return kafka.appendSpan(topic, events);
-    }
-
     private static AppendSpan connector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Route r,
                                         String topic, int events) throws Exception {
-        Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, queue, r.tasks());
-        config.put("name", topic);
-        config.put("topic", topic);
-        config.put("pgque.consumer", r.id());
-        config.put("pgque.mode", "ordered");
+        Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, r.id(), topic, "ordered", r.tasks());
         config.put("pgque.slots", Integer.toString(r.slots()));
         if (r.exactlyOnce()) {
             config.put("pgque.delivery.guarantee", "exactly_once");
             config.put("exactly.once.support", "required");
             config.put("transaction.boundary", "connector");
         }
-        kafka.runConnector(topic, config, r.tasks());
-        AppendSpan span = kafka.appendSpan(topic, events);
-        kafka.removeConnector(topic, () -> BacklogRounds.tasksGone(c, topic)
-                && SourceBenchmark.leasesReleased(c, r.id()));
-        return span;
+        return BacklogRounds.drainWith(c, kafka, config, r.tasks(), events, true);
     }
 }

@@ -109,7 +109,7 @@ final class SourceModesBenchmark {
             Path p = PATHS.get((i + rotation) % PATHS.size());
             String topic = queue + "_" + p.id();
             AppendSpan span = p.bridge()
-                    ? bridge(kafka, queue, p.id(), topic, events)
+                    ? BacklogRounds.engineLoop(server, kafka, queue, p.id(), topic, events)
                     : connector(c, kafka, jdbcUrl, queue, p, topic, events);
             System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s)%n", p.label(), span.rate(),
                     span.seconds());
@@ -122,31 +122,14 @@ final class SourceModesBenchmark {
         return inPathOrder;
     }
 
-    private AppendSpan bridge(SourceKafkaSide kafka, String queue, String consumer, String topic, int events)
-            throws Exception {
-        try (Connection own = server.connect();
-             SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue, consumer, topic)) {
-            bridge.drain(events);
-        }
-        return kafka.appendSpan(topic, events);
-    }
-
     private static AppendSpan connector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Path p,
                                         String topic, int events) throws Exception {
-        Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, queue, p.tasks());
-        config.put("name", topic);
-        config.put("topic", topic);
-        config.put("pgque.consumer", p.id());
-        config.put("pgque.mode", p.mode());
+        Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, p.id(), topic, p.mode(), p.tasks());
         if (p.slots() > 0) {
             config.put("pgque.slots", Integer.toString(p.slots()));
         } else {
             config.remove("pgque.slots");
         }
-        kafka.runConnector(topic, config, p.tasks());
-        AppendSpan span = kafka.appendSpan(topic, events);
-        kafka.removeConnector(topic, () -> BacklogRounds.tasksGone(c, topic)
-                && (p.slots() == 0 || SourceBenchmark.leasesReleased(c, p.id())));
-        return span;
+        return BacklogRounds.drainWith(c, kafka, config, p.tasks(), events, p.slots() > 0);
     }
 }
