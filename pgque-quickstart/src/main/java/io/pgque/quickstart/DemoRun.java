@@ -13,12 +13,15 @@ import io.pgque.quickstart.demo.OutputConsumer;
 import io.pgque.quickstart.demo.OutputVerifier;
 import io.pgque.quickstart.kafka.ConsumerGroupProgress;
 import io.pgque.quickstart.postgres.SlotLag;
+import io.pgque.quickstart.postgres.QueueTimes;
 import io.pgque.quickstart.postgres.SlotMonitor;
 import io.pgque.quickstart.report.Progress;
 import io.pgque.quickstart.report.Report;
+import io.pgque.quickstart.report.Stages;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -43,8 +46,8 @@ final class DemoRun implements AutoCloseable {
 
     /** Where the demo's events go and how to watch them. */
     record Pipeline(String bootstrapServers, String inputTopic, String outputTopic, int outputPartitions,
-                    ConsumerGroupProgress sinkProgress, SlotMonitor slotMonitor, ConnectRestClient rest,
-                    List<String> connectors) {
+                    ConsumerGroupProgress sinkProgress, SlotMonitor slotMonitor, QueueTimes queueTimes,
+                    ConnectRestClient rest, List<String> connectors) {
     }
 
     private final Pipeline pipeline;
@@ -145,7 +148,17 @@ final class DemoRun implements AutoCloseable {
         long endMicros = s.lastReceiveMicros() == 0 ? startMicros : s.lastReceiveMicros();
         return new Report(events, producer.acked(), s.delivered(), s.duplicates(), s.outOfOrder(), s.tenantsSeen(),
                 Duration.ofNanos((endMicros - startMicros) * 1000), verifier.latencyPercentile(50),
-                verifier.latencyPercentile(99), slotsOrEmpty(), warmupEvents);
+                verifier.latencyPercentile(99), slotsOrEmpty(), warmupEvents, stages());
+    }
+
+    /** The report goes out without the split when the database cannot say when events were written. */
+    private Optional<Stages> stages() {
+        try {
+            return verifier.deliveries().stages(pipeline.queueTimes()::enqueuedMicros);
+        } catch (RuntimeException e) {
+            LOG.debug("cannot split the latency at the queue", e);
+            return Optional.empty();
+        }
     }
 
     /** The progress line must not die because one measurement is briefly unavailable. */

@@ -17,6 +17,7 @@ import io.pgque.quickstart.postgres.Database;
 import io.pgque.quickstart.postgres.EmbeddedDatabase;
 import io.pgque.quickstart.postgres.EngineSetup;
 import io.pgque.quickstart.postgres.SlotMonitor;
+import io.pgque.quickstart.postgres.QueueTimes;
 import io.pgque.quickstart.report.Report;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -223,7 +224,8 @@ final class QuickstartRun implements AutoCloseable {
         DemoRun.Pipeline pipeline = new DemoRun.Pipeline(bootstrapServers, c.inputTopic(), c.outputTopic(),
                 topics.partitions(c.outputTopic()),
                 new ConsumerGroupProgress(admin, "connect-" + c.sink().name(), c.inputTopic()),
-                new SlotMonitor(database.dataSource(), c.queue(), c.consumer(), c.slots()), rest,
+                new SlotMonitor(database.dataSource(), c.queue(), c.consumer(), c.slots()),
+                new QueueTimes(database.dataSource(), c.queue()), rest,
                 List.of(c.sink().name(), c.source().name()));
         String rate = options.rate() == 0 ? "full speed" : options.rate() + " events/s";
         if (options.warmup() > 0) {

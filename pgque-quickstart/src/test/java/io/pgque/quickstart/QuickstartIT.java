@@ -35,6 +35,8 @@ class QuickstartIT {
 
     private static final int EVENTS = 2_000;
     private static final int SLOTS = 4;
+    /** A small warm-up: enough to run the code path, little time. */
+    private static final int WARMUP = 300;
 
     @Test
     void allEventsArriveInKeyOrderAndARestartReusesTheData() throws Exception {
@@ -47,6 +49,8 @@ class QuickstartIT {
         assertEquals(0, first.outOfOrder(), "per-key order held");
         assertTrue(first.latencyP50Micros() > 0 && first.latencyP99Micros() >= first.latencyP50Micros(),
                 "latencies measured: " + first);
+        assertEquals(WARMUP, first.warmupEvents(), "a warm-up ran first and is left out of the counts");
+        assertTrue(first.stages().isPresent(), "the latency split at the queue: " + first);
         assertEquals(SLOTS, first.slots().size(), "one lag line per slot");
         for (SlotLag slot : first.slots()) {
             assertNotNull(slot.owner(), "every slot leased by a source task: " + slot);
@@ -137,7 +141,8 @@ class QuickstartIT {
 
     private static QuickstartOptions options(Path dataDir, int events, boolean once) {
         return QuickstartOptions.parse("--once=" + once, "--events=" + events, "--tenants=50",
-                "--slots=" + SLOTS, "--rate=2000", "--rest-port=0", "--data-dir=" + dataDir).orElseThrow();
+                "--slots=" + SLOTS, "--rate=2000", "--warmup=" + WARMUP, "--rest-port=0", "--data-dir=" + dataDir)
+                .orElseThrow();
     }
 
     private static Report runOnce(Path dataDir, int events) {

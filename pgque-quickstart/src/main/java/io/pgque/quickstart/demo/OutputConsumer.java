@@ -4,10 +4,12 @@
  */
 package io.pgque.quickstart.demo;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -26,6 +29,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * a restarted quickstart should not replay old output, and nothing needs to be committed.
  */
 public final class OutputConsumer implements AutoCloseable {
+
+    private static final String EVENT_ID_HEADER = "pgque.event.id";
 
     private final KafkaConsumer<String, String> consumer;
     private final OutputVerifier verifier;
@@ -81,7 +86,8 @@ public final class OutputConsumer implements AutoCloseable {
             while (true) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
                     long receivedAt = Clock.nowMicros();
-                    LifecycleEvent.fromJson(record.value()).ifPresent(e -> verifier.accept(e, receivedAt));
+                    OptionalLong eventId = eventId(record);
+                    LifecycleEvent.fromJson(record.value()).ifPresent(e -> verifier.accept(e, receivedAt, eventId));
                 }
             }
         } catch (WakeupException stopping) {
@@ -91,6 +97,19 @@ public final class OutputConsumer implements AutoCloseable {
         } finally {
             positioned.countDown();
             consumer.close();
+        }
+    }
+
+    /** The queue's id of the event, from the source's header (Connect's default header converter writes it as text). */
+    private static OptionalLong eventId(ConsumerRecord<String, String> record) {
+        Header header = record.headers().lastHeader(EVENT_ID_HEADER);
+        if (header == null || header.value() == null) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(new String(header.value(), StandardCharsets.UTF_8)));
+        } catch (NumberFormatException notText) {
+            return OptionalLong.empty();
         }
     }
 

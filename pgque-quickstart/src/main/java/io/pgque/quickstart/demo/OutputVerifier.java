@@ -7,6 +7,7 @@ package io.pgque.quickstart.demo;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Checks what arrives on the output topic against what was sent: every event once, and per
@@ -30,6 +31,7 @@ public final class OutputVerifier {
     private final Map<String, BitSet> seenByTenant = new HashMap<>();
     private final Map<String, Long> highestByTenant = new HashMap<>();
     private final Latencies latencies = new Latencies();
+    private final Deliveries deliveries = new Deliveries();
     private long delivered;
     private long duplicates;
     private long outOfOrder;
@@ -41,7 +43,8 @@ public final class OutputVerifier {
         this.run = run;
     }
 
-    public synchronized void accept(LifecycleEvent event, long receivedAtMicros) {
+    /** @param eventId the event's id in the queue, when the record carries it (for the latency by stage) */
+    public synchronized void accept(LifecycleEvent event, long receivedAtMicros, OptionalLong eventId) {
         if (!run.equals(event.run())) {
             return;
         }
@@ -63,6 +66,7 @@ public final class OutputVerifier {
         }
         delivered++;
         latencies.add(Math.max(0, receivedAtMicros - event.sentAtMicros()));
+        eventId.ifPresent(id -> deliveries.add(id, event.sentAtMicros(), receivedAtMicros));
         if (firstReceiveMicros == 0) {
             firstReceiveMicros = receivedAtMicros;
         }
@@ -71,6 +75,11 @@ public final class OutputVerifier {
 
     public synchronized Snapshot snapshot() {
         return new Snapshot(delivered, duplicates, outOfOrder, seenByTenant.size(), firstReceiveMicros, lastReceiveMicros);
+    }
+
+    /** First deliveries that name their event id, for {@link Deliveries#stages}. */
+    public synchronized Deliveries deliveries() {
+        return deliveries.copy();
     }
 
     /** The latency percentile {@code p} in microseconds, or -1 before the first delivery. */

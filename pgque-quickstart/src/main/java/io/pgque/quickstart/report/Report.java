@@ -7,6 +7,7 @@ package io.pgque.quickstart.report;
 import io.pgque.quickstart.postgres.SlotLag;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What one demo run measured, end to end: input topic → sink → queue → source slots → output topic.
@@ -22,10 +23,11 @@ import java.util.List;
  * @param latencyP99Micros 99th percentile of the same, -1 when nothing arrived
  * @param slots          lag of each slot of the source's consumer at the end
  * @param warmupEvents   events sent through the pipeline before this run and not measured
+ * @param stages         the latency split at the queue, when it could be measured
  */
 public record Report(int eventsPlanned, long eventsIn, long eventsOut, long duplicates, long outOfOrder,
                      int tenants, Duration duration, long latencyP50Micros, long latencyP99Micros,
-                     List<SlotLag> slots, int warmupEvents) {
+                     List<SlotLag> slots, int warmupEvents, Optional<Stages> stages) {
 
     public Report {
         slots = List.copyOf(slots);

@@ -22,6 +22,10 @@ public final class ReportFormatter {
                 .row("throughput", Numbers.rate(r.throughput()), "over " + Numbers.seconds(r.duration()))
                 .row("end-to-end latency p50", Numbers.millis(r.latencyP50Micros()), "send -> read from the output topic")
                 .row("end-to-end latency p99", Numbers.millis(r.latencyP99Micros()), "")
+                .row("  into the queue p50 / p99", r.stages().map(st -> Numbers.millis(st.intoQueueP50Micros()) + " / "
+                        + Numbers.millis(st.intoQueueP99Micros())).orElse("?"), "send -> the sink's write in PostgreSQL")
+                .row("  queue to output p50 / p99", r.stages().map(st -> Numbers.millis(st.outOfQueueP50Micros()) + " / "
+                        + Numbers.millis(st.outOfQueueP99Micros())).orElse("?"), "tick, slot read, source, output topic")
                 .row("warm-up before measuring", Numbers.count(r.warmupEvents()),
                         r.warmupEvents() == 0 ? "none: the figures include the JVM's cold start" : "events, not counted above")
                 .row("per-key order", r.orderHeld() ? "held" : "BROKEN",

@@ -6,6 +6,10 @@ package io.pgque.quickstart.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pgque.quickstart.report.Stages;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class OutputVerifierTest {
@@ -63,7 +67,7 @@ class OutputVerifierTest {
 
     @Test
     void otherRunsAreIgnored() {
-        verifier.accept(new LifecycleEvent("old-run", "a", 5, FileEventType.FileCreated, "f", 0), 10);
+        verifier.accept(new LifecycleEvent("old-run", "a", 5, FileEventType.FileCreated, "f", 0), 10, OptionalLong.empty());
         deliver("a", 0, 0, 11);
         assertEquals(1, verifier.snapshot().delivered());
         assertEquals(0, verifier.snapshot().outOfOrder());
@@ -80,7 +84,20 @@ class OutputVerifierTest {
         assertEquals(-1, new OutputVerifier("x").latencyPercentile(50));
     }
 
+    @Test
+    void theLatencyIsSplitAtTheQueueForFirstDeliveriesTheDatabaseKnows() {
+        deliver("a", 0, 1_000, 3_000);
+        deliver("a", 1, 1_000, 5_000);
+        deliver("a", 1, 1_000, 900_000);
+        deliver("a", 2, 1_000, 7_000);
+        // Event 2 is no longer in the queue's tables: left out of the split.
+        Optional<Stages> stages = verifier.deliveries().stages(ids -> Map.of(0L, 1_500L, 1L, 2_000L));
+        assertEquals(Optional.of(new Stages(500, 1_000, 1_500, 3_000)), stages);
+        assertEquals(Optional.empty(), verifier.deliveries().stages(ids -> Map.of()));
+    }
+
     private void deliver(String tenant, long seq, long sentAt, long receivedAt) {
-        verifier.accept(new LifecycleEvent("run1", tenant, seq, FileEventType.FileOverwritten, "f", sentAt), receivedAt);
+        verifier.accept(new LifecycleEvent("run1", tenant, seq, FileEventType.FileOverwritten, "f", sentAt), receivedAt,
+                OptionalLong.of(seq));
     }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgque.quickstart.postgres.SlotLag;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ReportFormatterTest {
@@ -17,7 +18,8 @@ class ReportFormatterTest {
     void aGoodRunSaysAllArrivedAndOrderHeld() {
         Report r = new Report(20_000, 20_000, 20_000, 0, 0, 200, Duration.ofMillis(4_000), 92_345, 310_500,
                 List.of(new SlotLag(0, "pgque-source-0-abc", 1, 0, Duration.ofMillis(400)),
-                        new SlotLag(1, null, 2, 12, null)), 10_000);
+                        new SlotLag(1, null, 2, 12, null)), 10_000,
+                Optional.of(new Stages(30_100, 80_200, 60_300, 150_400)));
         String text = ReportFormatter.format(r);
         assertTrue(text.contains("report: OK"), text);
         assertTrue(text.contains("20,000") && text.contains("all arrived"), text);
@@ -26,11 +28,13 @@ class ReportFormatterTest {
         assertTrue(text.contains("held") && text.contains("0 out of order across 200 tenants"), text);
         assertTrue(text.contains("pgque-source-0-abc") && text.contains("(none)") && text.contains("0.4 s"), text);
         assertTrue(text.contains("warm-up before measuring") && text.contains("10,000") && text.contains("not counted"), text);
+        assertTrue(text.contains("30.1 ms / 80.2 ms") && text.contains("60.3 ms / 150.4 ms"), "stages: " + text);
     }
 
     @Test
     void aBadRunSaysWhatWentWrong() {
-        Report r = new Report(100, 100, 97, 3, 2, 10, Duration.ofSeconds(1), 1_000, 2_000, List.of(), 0);
+        Report r = new Report(100, 100, 97, 3, 2, 10, Duration.ofSeconds(1), 1_000, 2_000, List.of(), 0,
+                Optional.empty());
         String text = ReportFormatter.format(r);
         assertTrue(text.contains("report: FAILED"), text);
         assertTrue(text.contains("MISSING 3"), text);
