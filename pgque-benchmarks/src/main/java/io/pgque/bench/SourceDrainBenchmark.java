@@ -25,7 +25,7 @@ import java.util.Map;
  * read from a plain table with a cursor and produced with a source task's producer settings.
  * Beside it the engine loop of {@link SourceBridge} and the connector in ordered mode with 1
  * slot / 1 task, 4 slots / 2 tasks (at-least-once and exactly-once) and, on request, 4 slots /
- * 4 tasks.
+ * 4 tasks and the 1/1 and 4/2 rows with one tick per batch (no catch-up window).
  *
  * <p>Each round loads one queue (after subscribing one consumer per path, so every path drains
  * the very same events) and one plain table with the same documents; the paths then run one
@@ -34,8 +34,8 @@ import java.util.Map;
  *
  * <p>Settings (system properties): {@code source.drain.events} (200,000),
  * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (20,000),
- * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids, default
- * all but {@code c4x4}), {@code source.drain.pgstats} (print pg_stat_statements per run),
+ * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
+ * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
  * {@code source.drain.jfr} (a directory: a JFR recording of every measured connector run).
  */
 final class SourceDrainBenchmark {
@@ -49,8 +49,15 @@ final class SourceDrainBenchmark {
 
     private enum Kind { PLAIN, ENGINE, CONNECTOR }
 
-    /** One way to move the backlog into Kafka. */
-    private record Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce) {
+    /**
+     * One way to move the backlog into Kafka. {@code oneTickPerBatch}: the connector with
+     * {@code pgque.batch.catchup.max.events=0}, to price the catch-up windows in the same run.
+     */
+    private record Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce,
+                         boolean oneTickPerBatch) {
+        Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce) {
+            this(id, label, kind, slots, tasks, exactlyOnce, false);
+        }
     }
 
     private static final List<Route> ROUTES = List.of(
@@ -59,7 +66,9 @@ final class SourceDrainBenchmark {
             new Route("c1x1", "connector, 1 slot, 1 task, at_least_once", Kind.CONNECTOR, 1, 1, false),
             new Route("c4x2", "connector, 4 slots, 2 tasks, at_least_once", Kind.CONNECTOR, 4, 2, false),
             new Route("c4x2eos", "connector, 4 slots, 2 tasks, exactly_once", Kind.CONNECTOR, 4, 2, true),
-            new Route("c4x4", "connector, 4 slots, 4 tasks, at_least_once", Kind.CONNECTOR, 4, 4, false));
+            new Route("c4x4", "connector, 4 slots, 4 tasks, at_least_once", Kind.CONNECTOR, 4, 4, false),
+            new Route("c1x1t", "connector, 1 slot, 1 task, one tick per batch", Kind.CONNECTOR, 1, 1, false, true),
+            new Route("c4x2t", "connector, 4 slots, 2 tasks, one tick per batch", Kind.CONNECTOR, 4, 2, false, true));
 
     private final BenchServer server;
     private final List<Route> routes;
@@ -192,6 +201,9 @@ final class SourceDrainBenchmark {
                                         String topic, int events) throws Exception {
         Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, r.id(), topic, "ordered", r.tasks());
         config.put("pgque.slots", Integer.toString(r.slots()));
+        if (r.oneTickPerBatch()) {
+            config.put("pgque.batch.catchup.max.events", "0");
+        }
         if (r.exactlyOnce()) {
             config.put("pgque.delivery.guarantee", "exactly_once");
             config.put("exactly.once.support", "required");
