@@ -358,8 +358,13 @@ BEGIN
 END
 $$;
 
--- Internal: receive_partitioned, with the catch-up window (NULL: one tick per batch).
-CREATE OR REPLACE FUNCTION pgque.receive_slot(i_queue text, i_consumer text, i_slot int, i_n int,
+-- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
+-- several ticks back gets one batch over as many of them as hold at most i_window_events events
+-- of the queue (the slot's share is about 1/N of those), at least one tick; NULL is one tick per
+-- batch, as receive_partitioned. Fewer, larger batches while catching up; one tick each when not.
+-- The body is here, not behind a shared internal function: every set-returning layer copies the
+-- page once more, and this is the connector's read path.
+CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int, i_window_events bigint)
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -388,18 +393,7 @@ CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer te
     i_worker text, i_max int DEFAULT 100)
 RETURNS SETOF pgque.message
 LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.receive_slot(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL)
-$$;
-
--- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
--- several ticks back gets one batch over as many of them as hold at most i_window_events events
--- of the queue (the slot's share is about 1/N of those), at least one tick; NULL is one tick per
--- batch, as receive_partitioned. Fewer, larger batches while catching up; one tick each when not.
-CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
-    i_worker text, i_max int, i_window_events bigint)
-RETURNS SETOF pgque.message
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.receive_slot(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, i_window_events)
+    SELECT * FROM pgque.receive_partitioned(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL::bigint)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
