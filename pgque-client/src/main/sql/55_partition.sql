@@ -385,7 +385,13 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max, i_slot, i_n);
+    -- first_page, read straight from batch_event_rows: one set-returning layer less per page.
+    RETURN QUERY SELECT r.ev_id, v_batch, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
+                        r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
+                   FROM pgque.batch_event_rows(v_batch, NULL, i_max, i_slot, i_n) r;
+    IF NOT FOUND THEN
+        PERFORM pgque.finish_batch(v_batch);
+    END IF;
 END
 $$;
 
@@ -410,7 +416,9 @@ BEGIN
     IF s.sub_batch IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
     END IF;
-    RETURN QUERY SELECT * FROM pgque.batch_messages(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n);
+    RETURN QUERY SELECT r.ev_id, s.sub_batch, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
+                        r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
+                   FROM pgque.batch_event_rows(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n) r;
 END
 $$;
 
