@@ -358,8 +358,13 @@ BEGIN
 END
 $$;
 
--- Internal: receive_partitioned, with the catch-up window (NULL: one tick per batch).
-CREATE OR REPLACE FUNCTION pgque.receive_slot(i_queue text, i_consumer text, i_slot int, i_n int,
+-- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
+-- several ticks back gets one batch over as many of them as hold at most i_window_events events
+-- of the queue (the slot's share is about 1/N of those), at least one tick; NULL is one tick per
+-- batch, as receive_partitioned. Fewer, larger batches while catching up; one tick each when not.
+-- The body is here, not behind a shared internal function: every set-returning layer copies the
+-- page once more, and this is the connector's read path.
+CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int, i_window_events bigint)
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -380,7 +385,13 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max, i_slot, i_n);
+    -- first_page, read straight from batch_event_rows: one set-returning layer less per page.
+    RETURN QUERY SELECT r.ev_id, v_batch, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
+                        r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
+                   FROM pgque.batch_event_rows(v_batch, NULL, i_max, i_slot, i_n) r;
+    IF NOT FOUND THEN
+        PERFORM pgque.finish_batch(v_batch);
+    END IF;
 END
 $$;
 
@@ -388,18 +399,7 @@ CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer te
     i_worker text, i_max int DEFAULT 100)
 RETURNS SETOF pgque.message
 LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.receive_slot(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL)
-$$;
-
--- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
--- several ticks back gets one batch over as many of them as hold at most i_window_events events
--- of the queue (the slot's share is about 1/N of those), at least one tick; NULL is one tick per
--- batch, as receive_partitioned. Fewer, larger batches while catching up; one tick each when not.
-CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
-    i_worker text, i_max int, i_window_events bigint)
-RETURNS SETOF pgque.message
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.receive_slot(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, i_window_events)
+    SELECT * FROM pgque.receive_partitioned(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL::bigint)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
@@ -416,7 +416,9 @@ BEGIN
     IF s.sub_batch IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
     END IF;
-    RETURN QUERY SELECT * FROM pgque.batch_messages(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n);
+    RETURN QUERY SELECT r.ev_id, s.sub_batch, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
+                        r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
+                   FROM pgque.batch_event_rows(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n) r;
 END
 $$;
 

@@ -162,7 +162,6 @@ REVOKE ALL ON FUNCTION
     pgque.find_next_tick(pgque.tick, interval, int4, interval),
     pgque.find_window_tick(pgque.tick, pgque.tick, bigint, bigint, interval),
     pgque.open_batch(text, text, interval, int4, interval, bigint),
-    pgque.receive_slot(text, text, int, int, text, int, bigint),
     pgque.coop_role(int4, text),
     pgque.coop_has_members(pgque.subscription),
     pgque.coop_group_consumer(pgque.subscription),

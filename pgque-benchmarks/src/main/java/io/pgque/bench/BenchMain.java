@@ -18,7 +18,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: BenchMain engine|slots|sink|source|source-throughput|source-latency|source-modes|source-transactions|chart [--jdbc-url=jdbc:postgresql://...]");
+            System.err.println("usage: BenchMain engine|slots|sink|source|source-throughput|source-latency|source-modes|source-drain|source-transactions|chart [--jdbc-url=jdbc:postgresql://...]");
             System.exit(2);
         }
         if (args[0].equals("chart")) {
@@ -38,9 +38,10 @@ public final class BenchMain {
                 case "source-throughput" -> new SourceThroughputBenchmark(server).run();
                 case "source-latency" -> new SourceLatencyBenchmark(server).run();
                 case "source-modes" -> new SourceModesBenchmark(server).run();
+                case "source-drain" -> new SourceDrainBenchmark(server).run();
                 case "source-transactions" -> new SourceTransactionsBenchmark(server).run();
                 default -> {
-                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, source-throughput, source-latency, source-modes, source-transactions, chart)");
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, source-throughput, source-latency, source-modes, source-drain, source-transactions, chart)");
                     System.exit(2);
                 }
             }

@@ -77,12 +77,17 @@ final class SourceBenchmark {
     }
 
     static void awaitCondition(String what, BooleanSupplier condition) throws InterruptedException {
+        awaitCondition(what, condition, Duration.ofMillis(20));
+    }
+
+    /** @param every how often the condition is checked, not a guess at how long it takes */
+    static void awaitCondition(String what, BooleanSupplier condition, Duration every) throws InterruptedException {
         long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("timed out after " + DEADLINE.toSeconds() + " s waiting for " + what);
             }
-            Thread.sleep(20); // how often the condition is checked, not a guess at how long it takes
+            Thread.sleep(every.toMillis());
         }
     }
 

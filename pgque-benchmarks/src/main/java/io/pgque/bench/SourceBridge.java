@@ -9,26 +9,20 @@ import io.pgque.client.Consumer;
 import io.pgque.client.Message;
 import io.pgque.client.PgQue;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.StringSerializer;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
 
 /**
  * The hand-written bridge: receive a whole batch with the plain consumer, send every event
  * with a KafkaProducer, wait for every acknowledgement, ack the batch. The producer is set up
- * as Connect sets up a source task's (acks=all, one request in flight), so the difference is
- * the connector and the framework, not the producer settings.
+ * as Connect sets up a source task's ({@link SourceTaskProducer}), so the difference is the
+ * connector and the framework, not the producer settings.
  */
 final class SourceBridge implements AutoCloseable {
     static final String CONSUMER = "bridge";
@@ -49,18 +43,8 @@ final class SourceBridge implements AutoCloseable {
         this.consumer = PgQue.using(connection).consumer();
         this.consumerName = consumerName;
         this.topic = topic;
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        this.producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+        this.producer = SourceTaskProducer.create(bootstrapServers);
         this.queue = queue;
-    }
-
-    private static void header(ProducerRecord<String, String> record, String name, Object value) {
-        if (value != null) {
-            record.headers().add(name, String.valueOf(value).getBytes(StandardCharsets.UTF_8));
-        }
     }
 
     /** One batch across, or a rest of {@code idle} when none was ready. */
@@ -75,16 +59,8 @@ final class SourceBridge implements AutoCloseable {
         Batch batch = received.get();
         List<Future<RecordMetadata>> sends = new ArrayList<>(batch.size());
         for (Message m : batch.messages()) {
-            // The same record the connector writes: key, value and its provenance headers
-            // (as Connect's default header converter encodes them, as text).
-            ProducerRecord<String, String> record = new ProducerRecord<>(topic, m.partitionKey(), m.payload());
-            header(record, "pgque.event.id", m.msgId());
-            header(record, "pgque.event.type", m.type());
-            header(record, "pgque.batch.id", m.batchId());
-            header(record, "pgque.slot", 0);
-            header(record, "pgque.epoch", 1);
-            header(record, "pgque.retry.count", m.retryCount());
-            sends.add(producer.send(record));
+            sends.add(producer.send(SourceTaskProducer.record(topic, m.partitionKey(), m.payload(), m.msgId(),
+                    m.type(), m.batchId(), m.retryCount())));
         }
         producer.flush();
         for (Future<RecordMetadata> send : sends) {

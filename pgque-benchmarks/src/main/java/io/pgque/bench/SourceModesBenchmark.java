@@ -4,15 +4,10 @@
  */
 package io.pgque.bench;
 
-import io.pgque.client.Event;
 import io.pgque.client.PgQue;
 import io.pgque.connect.source.coop.CoopTasks;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,7 +58,7 @@ final class SourceModesBenchmark {
             String jdbcUrl = c.getMetaData().getURL();
             System.out.printf(Locale.ROOT, "source modes: %d events of ~%d B per round, %d rounds after a warm-up "
                     + "round of %d; load average at start %s%n", EVENTS, Documents.averageBytes(1_000), ROUNDS,
-                    WARMUP_EVENTS, loadAverage());
+                    WARMUP_EVENTS, BacklogRounds.loadAverage());
             round(c, kafka, jdbcUrl, "modes_warm", WARMUP_EVENTS, 0);
 
             Map<Path, List<AppendSpan>> runs = new LinkedHashMap<>();
@@ -71,7 +66,7 @@ final class SourceModesBenchmark {
             for (int round = 0; round < ROUNDS; round++) {
                 Map<Path, AppendSpan> spans = round(c, kafka, jdbcUrl, "modes_r" + round, EVENTS, round);
                 spans.forEach((p, span) -> runs.get(p).add(span));
-                System.out.printf(Locale.ROOT, "round %d done, load average %s%n", round + 1, loadAverage());
+                System.out.printf(Locale.ROOT, "round %d done, load average %s%n", round + 1, BacklogRounds.loadAverage());
             }
 
             Timing.printHeader("Source modes: " + EVENTS + " keyed JSON documents (~" + Documents.averageBytes(1_000)
@@ -83,48 +78,8 @@ final class SourceModesBenchmark {
                 AppendSpan median = AppendSpan.median(runs.get(p));
                 Timing.printRow(p.label(), median.count(), median.seconds(), p.bridge() ? 0 : bridgeRate);
             }
-            printPerRound(runs);
-        }
-    }
-
-    /** Each path's ratio to the bridge's run of the same round: what load drift cannot skew. */
-    private static void printPerRound(Map<Path, List<AppendSpan>> runs) {
-        System.out.println();
-        StringBuilder header = new StringBuilder("| ratio to the bridge of the same round |");
-        StringBuilder rule = new StringBuilder("|---|");
-        for (int round = 1; round <= ROUNDS; round++) {
-            header.append(" round ").append(round).append(" |");
-            rule.append("---|");
-        }
-        System.out.println(header.append(" median |"));
-        System.out.println(rule.append("---|"));
-        List<AppendSpan> bridge = runs.get(PATHS.get(0));
-        for (Path p : PATHS.subList(1, PATHS.size())) {
-            StringBuilder row = new StringBuilder("| " + p.label() + " |");
-            List<Double> ratios = new ArrayList<>();
-            for (int round = 0; round < ROUNDS; round++) {
-                double ratio = runs.get(p).get(round).rate() / bridge.get(round).rate();
-                ratios.add(ratio);
-                row.append(String.format(Locale.ROOT, " %.2f |", ratio));
-            }
-            ratios.sort(Double::compare);
-            System.out.println(row.append(String.format(Locale.ROOT, " %.2f |", ratios.get(ratios.size() / 2))));
-        }
-        System.out.println();
-        StringBuilder rates = new StringBuilder("| events/s per run (seconds) |");
-        StringBuilder ratesRule = new StringBuilder("|---|");
-        for (int round = 1; round <= ROUNDS; round++) {
-            rates.append(" round ").append(round).append(" |");
-            ratesRule.append("---|");
-        }
-        System.out.println(rates);
-        System.out.println(ratesRule);
-        for (Path p : PATHS) {
-            StringBuilder row = new StringBuilder("| " + p.label() + " |");
-            for (AppendSpan span : runs.get(p)) {
-                row.append(String.format(Locale.ROOT, " %.0f (%.1f s) |", span.rate(), span.seconds()));
-            }
-            System.out.println(row);
+            List<List<AppendSpan>> rows = PATHS.stream().map(runs::get).toList();
+            BacklogRounds.printPerRound("bridge", PATHS.stream().map(Path::label).toList(), rows);
         }
     }
 
@@ -144,8 +99,8 @@ final class SourceModesBenchmark {
         }
         List<String> topics = PATHS.stream().map(p -> queue + "_" + p.id()).toList();
         kafka.createTopics(topics);
-        double loadSeconds = Timing.seconds(() -> preload(c, queue, events));
-        double warmSeconds = Timing.seconds(() -> readEventTables(c));
+        double loadSeconds = Timing.seconds(() -> BacklogRounds.preload(c, queue, events));
+        double warmSeconds = Timing.seconds(() -> BacklogRounds.readEventTables(c));
         System.out.printf(Locale.ROOT, "%s: loaded %d events in %.1f s, read them into the cache in %.1f s%n", queue,
                 events, loadSeconds, warmSeconds);
 
@@ -154,7 +109,7 @@ final class SourceModesBenchmark {
             Path p = PATHS.get((i + rotation) % PATHS.size());
             String topic = queue + "_" + p.id();
             AppendSpan span = p.bridge()
-                    ? bridge(kafka, queue, p.id(), topic, events)
+                    ? BacklogRounds.engineLoop(server, kafka, queue, p.id(), topic, events)
                     : connector(c, kafka, jdbcUrl, queue, p, topic, events);
             System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s)%n", p.label(), span.rate(),
                     span.seconds());
@@ -167,74 +122,14 @@ final class SourceModesBenchmark {
         return inPathOrder;
     }
 
-    private AppendSpan bridge(SourceKafkaSide kafka, String queue, String consumer, String topic, int events)
-            throws Exception {
-        try (Connection own = server.connect();
-             SourceBridge bridge = new SourceBridge(own, kafka.bootstrapServers(), queue, consumer, topic)) {
-            bridge.drain(events);
-        }
-        return kafka.appendSpan(topic, events);
-    }
-
     private static AppendSpan connector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Path p,
                                         String topic, int events) throws Exception {
-        Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, queue, p.tasks());
-        config.put("name", topic);
-        config.put("topic", topic);
-        config.put("pgque.consumer", p.id());
-        config.put("pgque.mode", p.mode());
+        Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, p.id(), topic, p.mode(), p.tasks());
         if (p.slots() > 0) {
             config.put("pgque.slots", Integer.toString(p.slots()));
         } else {
             config.remove("pgque.slots");
         }
-        kafka.runConnector(topic, config, p.tasks());
-        AppendSpan span = kafka.appendSpan(topic, events);
-        kafka.removeConnector(topic, () -> tasksGone(c, topic)
-                && (p.slots() == 0 || SourceBenchmark.leasesReleased(c, p.id())));
-        return span;
-    }
-
-    /** A task's pools name their sessions after the connector; none left means every task stopped. */
-    private static boolean tasksGone(Connection c, String connector) {
-        try (PreparedStatement ps = c.prepareStatement(
-                "select count(*) from pg_stat_activity where application_name like ?")) {
-            ps.setString(1, "pgque-source-" + connector + "-%");
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) == 0;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void preload(Connection c, String queue, int events) throws SQLException {
-        PgQue.using(c).queues().setTickerMaxCount(queue, 1_000_000_000);
-        List<Event> batch = new ArrayList<>(SourceLoader.EVENTS_PER_TICK);
-        for (int i = 0; i < events; i++) {
-            batch.add(Event.of("FileCreated", Documents.json(i)).withPartitionKey(Documents.key(i)));
-            if (batch.size() == SourceLoader.EVENTS_PER_TICK || i == events - 1) {
-                PgQue.using(c).producer().sendBatch(queue, batch);
-                batch.clear();
-                EngineBenchmark.tick(c, queue);
-            }
-        }
-    }
-
-    /** Every queue's events inherit from the template, so one scan of it reads them all. */
-    private static void readEventTables(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("select sum(octet_length(ev_data)) from pgque.event_template");
-        }
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] fields = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
-            return fields[0] + " " + fields[1] + " " + fields[2];
-        } catch (java.io.IOException e) {
-            return "unknown";
-        }
+        return BacklogRounds.drainWith(c, kafka, config, p.tasks(), events, p.slots() > 0);
     }
 }

@@ -153,8 +153,8 @@ public final class CoopConsumer {
         WholeBatch.checkPageSize(max);
         String dead = deadInterval == null ? null : Intervals.text(deadInterval);
         return db.run(what("receive"), c -> {
-            List<Message> page = Sql.list(c, RECEIVE, Rows::message, queue, consumer, subconsumer, max, dead);
-            return page.isEmpty() ? Optional.empty() : Optional.of(new BatchPage(page.get(0).batchId(), page, max));
+            return BatchPage.of(Sql.list(c, RECEIVE, Rows::message, queue, consumer, subconsumer,
+                    BatchPage.probeSize(max), dead), max);
         });
     }
 

@@ -281,8 +281,7 @@ public final class SlotConsumer {
     }
 
     private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {
-        List<Message> page = receiveFirst(c, slot, max);
-        return page.isEmpty() ? Optional.empty() : Optional.of(new BatchPage(page.get(0).batchId(), page, max));
+        return BatchPage.of(receiveFirst(c, slot, BatchPage.probeSize(max)), max);
     }
 
     /** The first page of the slot's batch, opened with the catch-up window where one is set and the engine has it. */

@@ -158,6 +158,28 @@ class SlotConsumerIT {
         assertThrows(BatchNotFoundException.class, () -> w.openRest(ds, 0, first.batchId(), first.lastMsgId()));
     }
 
+    /**
+     * A first page is full only when the batch goes on past it: a batch of exactly the page's size
+     * is whole (so no reader opens a cursor over an empty rest), one event more and it is full.
+     */
+    @Test
+    void aFirstPageIsFullOnlyWhenTheBatchHasMore() {
+        SlotConsumer w = slot0AfterTenantRound("q_slot_page_full");
+        BatchPage exact = w.receivePage(0, 200).orElseThrow();
+        assertFalse(exact.full());
+        assertEquals(200, exact.messages().size());
+
+        BatchPage shorter = w.receivePage(0, 199).orElseThrow();
+        assertEquals(exact.batchId(), shorter.batchId(), "the open batch is handed out again");
+        assertTrue(shorter.full());
+        assertEquals(exact.messages().subList(0, 199), shorter.messages());
+        try (BatchCursor rest = w.openRest(ds, 0, shorter.batchId(), shorter.lastMsgId())) {
+            assertEquals(List.of(exact.messages().get(199)), rest.next(10), "the probe event is read with the rest");
+        }
+        assertFalse(w.receivePage(0, 1000).orElseThrow().full());
+        w.ack(0);
+    }
+
     @Test
     void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
         String q = queue("q_ack_receive");
@@ -273,6 +295,21 @@ class SlotConsumerIT {
         // An engine installed by an older release: no receive_partitioned(..., i_window_events).
         DataSource older = ClientTesting.newDatabase("client_slots_older").installEngine().superuser();
         ClientTesting.exec(older, "drop function pgque.receive_partitioned(text, text, int, int, text, int, bigint)");
+        ClientTesting.exec(older, """
+                create or replace function pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int,
+                    i_n int, i_worker text, i_max int default 100)
+                returns setof pgque.message language plpgsql security definer
+                set search_path = pgque, pg_catalog, pg_temp as $$
+                declare
+                    v_batch bigint;
+                begin
+                    perform pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+                    v_batch := pgque.next_batch(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
+                    if v_batch is not null then
+                        return query select * from pgque.first_page(v_batch, i_max, i_slot, i_n);
+                    end if;
+                end
+                $$""");
         PgQue olderPq = PgQue.using(older);
         olderPq.queues().create("q_older");
         SlotConsumer catchingUp = olderPq.slotConsumer("q_older", "g", 1, "w1").catchingUp(1_000);

@@ -126,8 +126,9 @@ public class PgQueSourceTask extends SourceTask {
         SlotSetReader.Factory sets = (n, setSlots) -> {
             metrics.keepSamplesOf(setSlots);
             SlotConsumer plain = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
+            // The engine's window counts events of the whole queue; a slot holds about 1/N of them.
             SlotConsumer consumer = config.batchCatchUpMaxEvents() > 0
-                    ? plain.catchingUp(config.batchCatchUpMaxEvents()) : plain;
+                    ? plain.catchingUp(config.batchCatchUpMaxEvents() * n) : plain;
             UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
                     config.pollInterval(), config.batchMaxEvents(), cursorDataSource,

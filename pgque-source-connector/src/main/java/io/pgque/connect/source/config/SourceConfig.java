@@ -142,7 +142,7 @@ public class SourceConfig extends AbstractConfig {
         return getInt(SourceConfigDef.BATCH_MAX_EVENTS);
     }
 
-    /** Zero when every batch is one tick. */
+    /** Events of one slot a catch-up batch may hold; zero when every batch is one tick. */
     public long batchCatchUpMaxEvents() {
         return getLong(SourceConfigDef.BATCH_CATCHUP_MAX_EVENTS);
     }

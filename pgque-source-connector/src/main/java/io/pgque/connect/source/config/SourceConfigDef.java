@@ -69,7 +69,7 @@ public final class SourceConfigDef {
     public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
     public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
-    public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 10_000L;
+    public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 500L;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
     public static final long TICKER_INTERVAL_MS_DEFAULT = 100L;
     public static final long MAINT_INTERVAL_MS_DEFAULT = 30_000L;
@@ -175,15 +175,16 @@ public final class SourceConfigDef {
                         + "In exactly_once mode each poll() is one Kafka transaction holding the ready chunks of "
                         + "the task's slots, at most two per slot.",
                 POLLING_GROUP, ++order, Width.SHORT, "Chunk size");
-        def.define(BATCH_CATCHUP_MAX_EVENTS, Type.LONG, BATCH_CATCHUP_MAX_EVENTS_DEFAULT, Range.between(0L, 100_000_000L),
+        def.define(BATCH_CATCHUP_MAX_EVENTS, Type.LONG, BATCH_CATCHUP_MAX_EVENTS_DEFAULT, Range.between(0L, 1_000_000L),
                 Importance.LOW,
-                "How far one PgQue batch may reach when a slot is behind (ordered mode): a slot several ticks "
-                        + "back gets them as one batch, as many ticks as together hold at most this many events of "
-                        + "the queue (about 1/N of them are the slot's), never less than one tick. A slot then "
-                        + "catches up in one read-send-ack cycle per window instead of one per tick; a slot that "
-                        + "keeps up still gets one tick per batch. Larger windows drain a backlog faster and, in "
-                        + "at_least_once mode, replay more after a crash (the open batch is delivered again). 0: "
-                        + "one tick per batch, as PgQue consumers read.",
+                "How far one PgQue batch may reach when a slot is behind (ordered mode), in events of the slot: "
+                        + "a slot several ticks back gets them as one batch, as many ticks as hold about this many of "
+                        + "its events (the engine's window is this times N events of the queue), never less than one "
+                        + "tick. A slot then catches up in one read-send-ack cycle per window instead of one per tick; "
+                        + "a slot that keeps up still gets one tick per batch. Keep it below " + BATCH_MAX_EVENTS
+                        + ": a batch larger than one chunk is read in two scans of its window. In at_least_once mode "
+                        + "the open batch is what a crash delivers again. 0: one tick per batch, as PgQue consumers "
+                        + "read.",
                 POLLING_GROUP, ++order, Width.SHORT, "Catch-up window (events)");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,

@@ -1,0 +1,102 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.bench;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The floor under every source figure: the same documents read from a plain table (no queue, no
+ * batches, no acks) with a server-side cursor and produced with a KafkaProducer set up as
+ * Connect sets up a source task's. Nothing a queue must do is done here, so a ratio to this loop
+ * is the price of the queue and of the connector together.
+ */
+final class PlainTableLoop {
+
+    /** Rows per round trip of the cursor. */
+    static final int FETCH_SIZE = 1_000;
+    private static final int LOAD_BATCH = 1_000;
+
+    private PlainTableLoop() {
+    }
+
+    /**
+     * A table holding the queue's events as plain rows: document {@code i} of {@link Documents}
+     * with its key and type, under the id of the {@code i}-th event, so the headers match too.
+     */
+    static void load(Connection c, String table, int events) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("create table " + table + " (id bigint primary key, type text not null, key text not null,"
+                    + " payload text not null)");
+            try (PreparedStatement ps = c.prepareStatement("insert into " + table + " values (?, ?, ?, ?)")) {
+                for (int i = 0; i < events; i++) {
+                    ps.setLong(1, i + 1L);
+                    ps.setString(2, "FileCreated");
+                    ps.setString(3, Documents.key(i));
+                    ps.setString(4, Documents.json(i));
+                    ps.addBatch();
+                    if ((i + 1) % LOAD_BATCH == 0 || i == events - 1) {
+                        ps.executeBatch();
+                        c.commit();
+                    }
+                }
+            }
+            // Read once, as the queue's tables are, so the loop does not pay for the cache.
+            s.execute("select sum(octet_length(payload)) from " + table);
+            c.commit();
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    static void drop(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("drop table " + table);
+        }
+    }
+
+    /**
+     * Reads every row in id order through a cursor ({@link #FETCH_SIZE} rows a round trip;
+     * pgjdbc uses a portal only with autocommit off) and sends each as the connector's record
+     * for that event; waits for the last acknowledgement. Returns the rows sent.
+     */
+    static long drain(Connection own, String bootstrapServers, String table, String topic) throws Exception {
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        long sent = 0;
+        own.setAutoCommit(false);
+        try (KafkaProducer<String, String> producer = SourceTaskProducer.create(bootstrapServers);
+             PreparedStatement ps = own.prepareStatement("select id, type, key, payload from " + table
+                     + " order by id")) {
+            ps.setFetchSize(FETCH_SIZE);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long id = rs.getLong(1);
+                    // A batch id like the queue's: one per tick of 1,000 events.
+                    producer.send(SourceTaskProducer.record(topic, rs.getString(3), rs.getString(4), id,
+                            rs.getString(2), (id - 1) / SourceLoader.EVENTS_PER_TICK + 1, 0), (metadata, e) -> {
+                                if (e != null) {
+                                    failure.compareAndSet(null, e);
+                                }
+                            });
+                    sent++;
+                }
+            }
+            own.commit();
+            producer.flush();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("the plain-table loop lost a record", failure.get());
+        }
+        return sent;
+    }
+}

@@ -1,0 +1,214 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.bench;
+
+import io.pgque.client.PgQue;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Draining a pre-ticked backlog of ~1 KB documents into a 3-partition topic (issue 12's
+ * throughput scenario), measured against the floor: {@link PlainTableLoop}, the same documents
+ * read from a plain table with a cursor and produced with a source task's producer settings.
+ * Beside it the engine loop of {@link SourceBridge} and the connector in ordered mode with 1
+ * slot / 1 task, 4 slots / 2 tasks (at-least-once and exactly-once) and, on request, 4 slots /
+ * 4 tasks and the 1/1 and 4/2 rows with one tick per batch (no catch-up window).
+ *
+ * <p>Each round loads one queue (after subscribing one consumer per path, so every path drains
+ * the very same events) and one plain table with the same documents; the paths then run one
+ * after another, their order moved on by one each round. Runs are timed by the broker
+ * ({@code LogAppendTime}, first append to last), as in {@link SourceThroughputBenchmark}.
+ *
+ * <p>Settings (system properties): {@code source.drain.events} (200,000),
+ * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (20,000),
+ * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
+ * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
+ * {@code source.drain.jfr} (a directory: a JFR recording of every measured connector run).
+ */
+final class SourceDrainBenchmark {
+
+    private static final int EVENTS = Integer.getInteger("source.drain.events", 200_000);
+    private static final int WARMUP_EVENTS = Integer.getInteger("source.drain.warmup.events", 20_000);
+    private static final int ROUNDS = Integer.getInteger("source.drain.rounds", 3);
+    private static final int PARTITIONS = Integer.getInteger("source.drain.partitions", 3);
+    private static final boolean PG_STATS = Boolean.getBoolean("source.drain.pgstats");
+    private static final String JFR_DIR = System.getProperty("source.drain.jfr", "");
+
+    private enum Kind { PLAIN, ENGINE, CONNECTOR }
+
+    /**
+     * One way to move the backlog into Kafka. {@code oneTickPerBatch}: the connector with
+     * {@code pgque.batch.catchup.max.events=0}, to price the catch-up windows in the same run.
+     */
+    private record Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce,
+                         boolean oneTickPerBatch) {
+        Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce) {
+            this(id, label, kind, slots, tasks, exactlyOnce, false);
+        }
+    }
+
+    private static final List<Route> ROUTES = List.of(
+            new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
+            new Route("engine", "engine loop: receive batch, send, flush, ack", Kind.ENGINE, 0, 0, false),
+            new Route("c1x1", "connector, 1 slot, 1 task, at_least_once", Kind.CONNECTOR, 1, 1, false),
+            new Route("c4x2", "connector, 4 slots, 2 tasks, at_least_once", Kind.CONNECTOR, 4, 2, false),
+            new Route("c4x2eos", "connector, 4 slots, 2 tasks, exactly_once", Kind.CONNECTOR, 4, 2, true),
+            new Route("c4x4", "connector, 4 slots, 4 tasks, at_least_once", Kind.CONNECTOR, 4, 4, false),
+            new Route("c1x1t", "connector, 1 slot, 1 task, one tick per batch", Kind.CONNECTOR, 1, 1, false, true),
+            new Route("c4x2t", "connector, 4 slots, 2 tasks, one tick per batch", Kind.CONNECTOR, 4, 2, false, true));
+
+    private final BenchServer server;
+    private final List<Route> routes;
+
+    SourceDrainBenchmark(BenchServer server) {
+        this.server = server;
+        String chosen = System.getProperty("source.drain.paths", "plain,engine,c1x1,c4x2,c4x2eos");
+        List<String> ids = Arrays.stream(chosen.split(",")).map(String::trim).toList();
+        this.routes = ROUTES.stream().filter(r -> ids.contains(r.id())).toList();
+        if (routes.isEmpty()) {
+            throw new IllegalArgumentException("source.drain.paths names none of "
+                    + ROUTES.stream().map(Route::id).toList() + ": " + chosen);
+        }
+    }
+
+    void run() throws Exception {
+        boolean exactlyOnce = routes.stream().anyMatch(Route::exactlyOnce);
+        try (Connection c = server.connect(); SourceKafkaSide kafka = SourceKafkaSide.start(false);
+             SourceKafkaSide eosKafka = exactlyOnce ? SourceKafkaSide.start(true) : null) {
+            String jdbcUrl = c.getMetaData().getURL();
+            if (PG_STATS) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("create extension if not exists pg_stat_statements");
+                }
+            }
+            System.out.printf(Locale.ROOT, "source drain: %d events of ~%d B per round, %d rounds after a warm-up "
+                    + "round of %d, topics of %d partitions; load average at start %s%n", EVENTS,
+                    Documents.averageBytes(1_000), ROUNDS, WARMUP_EVENTS, PARTITIONS, BacklogRounds.loadAverage());
+            round(c, kafka, eosKafka, jdbcUrl, "drain_warm", WARMUP_EVENTS, 0, false);
+
+            List<List<AppendSpan>> runs = new ArrayList<>();
+            routes.forEach(r -> runs.add(new ArrayList<>()));
+            for (int round = 0; round < ROUNDS; round++) {
+                List<AppendSpan> spans = round(c, kafka, eosKafka, jdbcUrl, "drain_r" + round, EVENTS, round, true);
+                for (int i = 0; i < routes.size(); i++) {
+                    runs.get(i).add(spans.get(i));
+                }
+                System.out.printf(Locale.ROOT, "round %d done, load average %s%n", round + 1,
+                        BacklogRounds.loadAverage());
+            }
+
+            Timing.printHeader("Source drain: " + EVENTS + " keyed JSON documents (~" + Documents.averageBytes(1_000)
+                    + " B) over " + Documents.KEYS + " keys, pre-loaded, one tick per " + SourceLoader.EVENTS_PER_TICK
+                    + " events; topic of " + PARTITIONS + " partitions; median of " + ROUNDS + " runs");
+            double baseRate = AppendSpan.median(runs.get(0)).rate();
+            for (int i = 0; i < routes.size(); i++) {
+                AppendSpan median = AppendSpan.median(runs.get(i));
+                Timing.printRow(routes.get(i).label(), median.count(), median.seconds(), i == 0 ? 0 : baseRate);
+            }
+            BacklogRounds.printPerRound(routes.get(0).id() + " run", routes.stream().map(Route::label).toList(), runs);
+        }
+    }
+
+    /** One round: load, then every route drains the same backlog; spans in route order. */
+    private List<AppendSpan> round(Connection c, SourceKafkaSide kafka, SourceKafkaSide eosKafka, String jdbcUrl,
+                                   String queue, int events, int rotation, boolean measured) throws Exception {
+        PgQue pgque = PgQue.using(c);
+        pgque.queues().create(queue);
+        String table = "plain_" + queue;
+        for (Route r : routes) {
+            if (r.kind() == Kind.ENGINE) {
+                pgque.consumer().subscribe(queue, r.id());
+            } else if (r.kind() == Kind.CONNECTOR) {
+                pgque.slotConsumer(queue, r.id(), r.slots(), "bench-setup").subscribe();
+            }
+        }
+        for (Route r : routes) {
+            (r.exactlyOnce() ? eosKafka : kafka).createTopics(List.of(queue + "_" + r.id()), PARTITIONS);
+        }
+        double loadSeconds = Timing.seconds(() -> {
+            BacklogRounds.preload(c, queue, events);
+            PlainTableLoop.load(c, table, events);
+        });
+        double warmSeconds = Timing.seconds(() -> BacklogRounds.readEventTables(c));
+        System.out.printf(Locale.ROOT, "%s: loaded %d events (queue and plain table) in %.1f s, read them into the "
+                + "cache in %.1f s%n", queue, events, loadSeconds, warmSeconds);
+
+        Map<Route, AppendSpan> spans = new LinkedHashMap<>();
+        for (int i = 0; i < routes.size(); i++) {
+            Route r = routes.get((i + rotation) % routes.size());
+            String topic = queue + "_" + r.id();
+            SourceKafkaSide side = r.exactlyOnce() ? eosKafka : kafka;
+            if (PG_STATS && measured) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("select pg_stat_statements_reset()");
+                }
+            }
+            Recording recording = measured && !JFR_DIR.isEmpty() && r.kind() == Kind.CONNECTOR ? startRecording() : null;
+            AppendSpan span = switch (r.kind()) {
+                case PLAIN -> plain(side, table, topic, events);
+                case ENGINE -> BacklogRounds.engineLoop(server, side, queue, r.id(), topic, events);
+                case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
+            };
+            if (recording != null) {
+                Path file = Path.of(JFR_DIR, topic + ".jfr");
+                Files.createDirectories(file.getParent());
+                recording.dump(file);
+                recording.close();
+                System.out.println("  JFR recording of " + topic + " in " + file);
+            }
+            System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s)%n", r.label(), span.rate(), span.seconds());
+            if (PG_STATS && measured) {
+                PgStatements.print(c, 12);
+            }
+            side.deleteTopic(topic);
+            spans.put(r, span);
+        }
+        pgque.queues().drop(queue, true);
+        PlainTableLoop.drop(c, table);
+        return routes.stream().map(spans::get).toList();
+    }
+
+    private static Recording startRecording() throws Exception {
+        Recording recording = new Recording(Configuration.getConfiguration("profile"));
+        recording.start();
+        return recording;
+    }
+
+    private AppendSpan plain(SourceKafkaSide kafka, String table, String topic, int events) throws Exception {
+        try (Connection own = server.connect()) {
+            long sent = PlainTableLoop.drain(own, kafka.bootstrapServers(), table, topic);
+            if (sent != events) {
+                throw new IllegalStateException("the plain table held " + sent + " rows, not " + events);
+            }
+        }
+        return kafka.appendSpan(topic, events);
+    }
+
+    private static AppendSpan connector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Route r,
+                                        String topic, int events) throws Exception {
+        Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, r.id(), topic, "ordered", r.tasks());
+        config.put("pgque.slots", Integer.toString(r.slots()));
+        if (r.oneTickPerBatch()) {
+            config.put("pgque.batch.catchup.max.events", "0");
+        }
+        if (r.exactlyOnce()) {
+            config.put("pgque.delivery.guarantee", "exactly_once");
+            config.put("exactly.once.support", "required");
+            config.put("transaction.boundary", "connector");
+        }
+        return BacklogRounds.drainWith(c, kafka, config, r.tasks(), events, true);
+    }
+}

@@ -1,0 +1,61 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.bench;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A KafkaProducer set up as a Connect worker sets up a source task's (Kafka 4.x {@code
+ * Worker.baseProducerConfigs}: {@code acks=all}, one request in flight, no idempotence,
+ * unbounded delivery timeout and blocking), plus {@code linger.ms=0} as
+ * {@code config/pgque-source.json} ships it. The raw loops use it, so a difference to the
+ * connector is the connector and the framework, not the producer.
+ */
+final class SourceTaskProducer {
+
+    private SourceTaskProducer() {
+    }
+
+    static KafkaProducer<String, String> create(String bootstrapServers) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.MAX_VALUE);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+    }
+
+    /**
+     * The record the connector writes for an event: key, value and the six provenance headers,
+     * as text (Connect's default header converter writes them so).
+     */
+    static ProducerRecord<String, String> record(String topic, String key, String value, long eventId, String type,
+                                                 long batchId, int retryCount) {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, value);
+        header(record, "pgque.event.id", eventId);
+        header(record, "pgque.event.type", type);
+        header(record, "pgque.batch.id", batchId);
+        header(record, "pgque.slot", 0);
+        header(record, "pgque.epoch", 1);
+        header(record, "pgque.retry.count", retryCount);
+        return record;
+    }
+
+    private static void header(ProducerRecord<String, String> record, String name, Object value) {
+        if (value != null) {
+            record.headers().add(name, String.valueOf(value).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+}
