@@ -38,7 +38,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
             "  --tenants=N               tenants (record keys) to spread them over (default 200)",
             "  --slots=N                 slots of the source's consumer, one task each (default: pgque.slots of the source file, 4)",
             "  --rate=N                  events per second to aim for, 0 = unthrottled (default 5000)",
-            "  --warmup=N                events sent first, at the same rate, and not measured (default 10000; 0 = none)",
+            "  --warmup=N                events sent first, at the same rate, and not measured (default 30000; 0 = none)",
             "  --rest-port=N             Connect REST port, 0 = any free port (default 8083)",
             "  --data-dir=PATH           persistent data of Kafka, PostgreSQL, Connect (default target/quickstart-data)",
             "  --jdbc-url=URL            use this PostgreSQL instead of an embedded one",
@@ -89,7 +89,7 @@ public record QuickstartOptions(boolean once, Optional<String> jdbcUrl, String d
         int tenants = 200;
         Integer slots;
         int rate = 5_000;
-        int warmup = 10_000;
+        int warmup = 30_000;
         int restPort = 8083;
         Path dataDir = Path.of("target", "quickstart-data");
         Path configDir;
