@@ -135,7 +135,7 @@ final class SourceThroughputBenchmark {
         SourceLoader.preload(c, queue, events);
         Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, queue, n);
         if (exactlyOnce) {
-            // One Kafka transaction per PgQue batch, with the batch's source offset in it.
+            // The connector draws the transactions: one per poll, with the source offsets of every slot in it.
             config.put("pgque.delivery.guarantee", "exactly_once");
             config.put("exactly.once.support", "required");
             config.put("transaction.boundary", "connector");
