@@ -27,7 +27,9 @@ import javax.sql.DataSource;
  * window, whatever its {@code after} and {@code max}; chunk-by-chunk queries would cost one
  * scan per chunk, quadratic in the batch size (a batch of an hour holds the hour). The cursor
  * is declared in a transaction of its own that runs {@code read_batch_partitioned} once (one
- * scan, which also checks and renews the lease) and commits at once: PostgreSQL then keeps the
+ * scan, which also checks and renews the lease), or the receive that opens the batch (then the
+ * batch costs one scan in all; see {@link SlotConsumer#receiveThroughCursor}), and commits at
+ * once: PostgreSQL then keeps the
  * result in the session (spilling to a temporary file past {@code work_mem}), and each
  * {@link #next} is a plain {@code FETCH} outside any transaction. So nothing stays open that
  * would hold back vacuum or the slot's lease row, and lease renewals and acks go on through the
@@ -44,10 +46,12 @@ public final class BatchCursor implements AutoCloseable {
     private static final AtomicLong NAMES = new AtomicLong();
     /** The bound on opening a cursor: one scan of a batch's whole window, however large. */
     static final Duration OPEN_BOUND = Duration.ofMinutes(15);
+    /** The batch id of a cursor whose query opens the batch: known from its first event. */
+    static final long UNKNOWN = Long.MIN_VALUE;
 
     private final Connection connection;
     private final String name;
-    private final long batchId;
+    private long batchId;
     private final String what;
     private boolean exhausted;
     private boolean closed;
@@ -66,20 +70,33 @@ public final class BatchCursor implements AutoCloseable {
      * @param declare the {@code read_batch_partitioned} call and its parameters
      */
     static BatchCursor open(DataSource connections, long batchId, String what, String declare, Object... params) {
+        return declare(connections, batchId, what, null, declare, params);
+    }
+
+    /**
+     * Declares the cursor over the query {@code declare}, which may open the batch itself (then
+     * {@code batchId} is {@link #UNKNOWN} and taken from the first event read), after running
+     * {@code first} in the same transaction when there is one.
+     */
+    static BatchCursor declare(DataSource connections, long batchId, String what, SqlWork<?> first,
+                               String declare, Object... params) {
         // A name of its own per cursor: a connection whose CLOSE failed can never hand a stale
         // cursor of the same name to the next user.
         String name = "pgque_batch_" + NAMES.incrementAndGet();
         Connection connection = null;
         try {
             connection = connections.getConnection();
-            connection.setAutoCommit(true);
-            // The one scan of the whole window happens here, when the implicit commit keeps the
-            // cursor's result: a batch built while the ticker stood still can take longer than
-            // the socket timeout a pool gives every call (PostgreSQL's statement_timeout does not
-            // cover that commit). This statement alone gets a bound of its own; the chunks'
-            // FETCHes are bounded as usual.
+            connection.setAutoCommit(first == null);
+            // The one scan of the whole window happens here, when the commit keeps the cursor's
+            // result: a batch built while the ticker stood still can take longer than the socket
+            // timeout a pool gives every call (PostgreSQL's statement_timeout does not cover that
+            // commit). This statement alone gets a bound of its own; the chunks' FETCHes are
+            // bounded as usual.
             int poolBound = connection.getNetworkTimeout();
             connection.setNetworkTimeout(Runnable::run, (int) OPEN_BOUND.toMillis());
+            if (first != null) {
+                first.run(connection);
+            }
             try (PreparedStatement ps = connection.prepareStatement(
                     "declare " + name + " no scroll cursor with hold for " + declare)) {
                 for (int i = 0; i < params.length; i++) {
@@ -87,13 +104,17 @@ public final class BatchCursor implements AutoCloseable {
                 }
                 ps.execute();
             }
+            if (first != null) {
+                connection.commit();
+                connection.setAutoCommit(true);
+            }
             connection.setNetworkTimeout(Runnable::run, poolBound);
             return new BatchCursor(connection, name, batchId, what);
         } catch (SQLException e) {
-            closeQuietly(connection);
+            rollbackAndClose(connection, first != null);
             throw SqlErrors.map(what, e);
         } catch (RuntimeException e) {
-            closeQuietly(connection);
+            rollbackAndClose(connection, first != null);
             throw e;
         }
     }
@@ -117,6 +138,9 @@ public final class BatchCursor implements AutoCloseable {
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Message message = Rows.message(rs);
+                if (batchId == UNKNOWN) {
+                    batchId = message.batchId();
+                }
                 if (message.batchId() != batchId) {
                     throw new IllegalStateException(what + ": the cursor returned an event of batch "
                             + message.batchId() + " instead of batch " + batchId);
@@ -149,6 +173,17 @@ public final class BatchCursor implements AutoCloseable {
             s.execute("close " + name);
         } catch (SQLException e) {
             log.debug("Closing cursor {} ({}) failed; the connection goes back to the pool regardless", name, what, e);
+        }
+        closeQuietly(connection);
+    }
+
+    private static void rollbackAndClose(Connection connection, boolean inTransaction) {
+        if (connection != null && inTransaction) {
+            try {
+                connection.rollback();
+            } catch (SQLException e) {
+                log.debug("Rolling back a failed cursor declaration failed; the pool resets the connection", e);
+            }
         }
         closeQuietly(connection);
     }

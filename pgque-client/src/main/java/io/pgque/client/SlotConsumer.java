@@ -280,6 +280,58 @@ public final class SlotConsumer {
                 READ_BATCH, queue, consumer, slot, n, workerId, afterMsgId, WholeBatch.ALL);
     }
 
+    /**
+     * {@link #receivePage} for a slot that is behind, in one scan: opens the slot's next batch
+     * and reads all of it, once, into a cursor on a connection of {@code connections} (see
+     * {@link BatchCursor}); the first page is the cursor's first chunk. A batch larger than a page
+     * otherwise costs two scans of its window, one for the first page and one for the rest, and
+     * the scan is most of the cost of a read. A batch that fits one page gains nothing and pays
+     * the cursor's round trips, so a reader that keeps up uses {@link #receivePage}.
+     *
+     * @return the first page and the cursor over the rest, or empty when the slot has no events ready
+     * @throws SlotNotLeasedException if nobody holds the slot
+     * @throws SlotFencedException    if another worker holds it
+     */
+    public Optional<OpenedBatch> receiveThroughCursor(DataSource connections, int slot, int max) {
+        return throughCursor(connections, slot, null, max);
+    }
+
+    /**
+     * {@link #ack(int, long)} and {@link #receiveThroughCursor} in one transaction; as
+     * {@link #ackAndReceive(int, long, int)}, a batch other than {@code batchId} is not acked but
+     * returned.
+     */
+    public Optional<OpenedBatch> ackAndReceiveThroughCursor(DataSource connections, int slot, long batchId, int max) {
+        return throughCursor(connections, slot, batchId, max);
+    }
+
+    private Optional<OpenedBatch> throughCursor(DataSource connections, int slot, Long ackFirst, int max) {
+        Objects.requireNonNull(connections, "connections");
+        WholeBatch.checkPageSize(max);
+        String what = ackFirst == null ? what("receive on slot " + slot)
+                : what("ack batch " + ackFirst + " and receive on slot " + slot);
+        Boolean known = engineHasWindow;
+        boolean window = windowEvents != null && (known != null ? known : db.run(what, this::engineHasWindow));
+        SqlWork<Integer> ack = ackFirst == null ? null : c -> ackIfOpen(c, slot, ackFirst);
+        BatchCursor cursor = window
+                ? BatchCursor.declare(connections, BatchCursor.UNKNOWN, what, ack, RECEIVE_WINDOW,
+                        queue, consumer, slot, n, workerId, WholeBatch.ALL, windowEvents)
+                : BatchCursor.declare(connections, BatchCursor.UNKNOWN, what, ack, RECEIVE,
+                        queue, consumer, slot, n, workerId, WholeBatch.ALL);
+        List<Message> page;
+        try {
+            page = cursor.next(max);
+        } catch (RuntimeException e) {
+            cursor.close();
+            throw e;
+        }
+        if (page.isEmpty()) {
+            return Optional.empty();
+        }
+        boolean more = !cursor.exhausted();
+        return Optional.of(new OpenedBatch(new BatchPage(page.get(0).batchId(), page, more), more ? cursor : null));
+    }
+
     private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {
         return BatchPage.of(receiveFirst(c, slot, BatchPage.probeSize(max)), max);
     }
@@ -296,7 +348,7 @@ public final class SlotConsumer {
      * An engine installed by an older release has no catch-up receive; a reader (which may not
      * install the engine) then reads one tick per batch, as before, and says so once.
      */
-    private boolean engineHasWindow(Connection c) throws SQLException {
+    private Boolean engineHasWindow(Connection c) throws SQLException {
         Boolean has = engineHasWindow;
         if (has == null) {
             has = Sql.one(c, HAS_WINDOW, rs -> rs.getBoolean(1));

@@ -180,6 +180,51 @@ class SlotConsumerIT {
         w.ack(0);
     }
 
+    /**
+     * A batch opened and read into a cursor in one step: the first page is the cursor's first
+     * chunk and the rest follows from the same cursor; an open batch is handed out again; the ack
+     * before the next receive happens in the same transaction, and only for the batch named.
+     */
+    @Test
+    void aBatchOpenedThroughACursorIsReadWholeFromIt() {
+        String q = "q_slot_open_cursor";
+        SlotConsumer w = slot0AfterTenantRound(q);
+        send(q, "tenant-a", "next");
+        send(q, "tenant-b", "b-next");
+        tick(pq, q);
+        SlotConsumer intruder = pq.slotConsumer(q, "g", 2, "intruder");
+        assertThrows(SlotFencedException.class, () -> intruder.receiveThroughCursor(ds, 0, 30));
+
+        OpenedBatch opened = w.receiveThroughCursor(ds, 0, 30).orElseThrow();
+        long batchId = opened.first().batchId();
+        assertTrue(opened.first().full());
+        assertEquals(30, opened.first().messages().size());
+        List<Message> all = new java.util.ArrayList<>(opened.first().messages());
+        try (BatchCursor rest = opened.rest()) {
+            assertEquals(batchId, rest.batchId());
+            List<Message> chunk;
+            while (!(chunk = rest.next(40)).isEmpty()) {
+                all.addAll(chunk);
+            }
+        }
+        List<String> slot0 = IntStream.range(0, 250).filter(i -> i % 5 != 0).mapToObj(i -> "a" + i).toList();
+        assertEquals(slot0, all.stream().map(Message::payload).toList());
+
+        OpenedBatch again = w.receiveThroughCursor(ds, 0, 500).orElseThrow();
+        assertEquals(batchId, again.first().batchId(), "the open batch is handed out again");
+        assertFalse(again.first().full());
+        assertNull(again.rest(), "a page that is the whole batch leaves no cursor open");
+        assertEquals(all, again.first().messages());
+
+        assertThrows(SlotFencedException.class, () -> intruder.ackAndReceiveThroughCursor(ds, 0, batchId, 10));
+        assertEquals(batchId, w.ackAndReceiveThroughCursor(ds, 0, batchId - 1, 10).orElseThrow().first().batchId(),
+                "another batch id acks nothing");
+        OpenedBatch next = w.ackAndReceiveThroughCursor(ds, 0, batchId, 10).orElseThrow();
+        assertTrue(next.first().batchId() > batchId);
+        assertEquals(List.of("next"), next.first().messages().stream().map(Message::payload).toList());
+        assertEquals(Optional.empty(), w.ackAndReceiveThroughCursor(ds, 0, next.first().batchId(), 10));
+    }
+
     @Test
     void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
         String q = queue("q_ack_receive");
@@ -287,6 +332,16 @@ class SlotConsumerIT {
                 "three ticks behind, one batch");
         catchingUp.ack(0);
         assertTrue(catchingUp.receive(0).isEmpty());
+        for (String payload : List.of("a4", "a5")) {
+            send(q, "tenant-a", payload);
+            tick(pq, q);
+        }
+        OpenedBatch opened = catchingUp.receiveThroughCursor(ds, 0, 1).orElseThrow();
+        assertEquals(List.of("a4"), opened.first().messages().stream().map(Message::payload).toList());
+        try (BatchCursor rest = opened.rest()) {
+            assertEquals(List.of("a5"), rest.next(10).stream().map(Message::payload).toList(),
+                    "through a cursor too, two ticks behind, one batch");
+        }
         assertThrows(IllegalArgumentException.class, () -> plain.catchingUp(0));
     }
 

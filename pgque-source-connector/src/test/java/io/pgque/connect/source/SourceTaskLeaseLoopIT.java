@@ -176,6 +176,74 @@ class SourceTaskLeaseLoopIT {
         assertEquals(5 * keys.size(), pollUntilRecords(perTick).size(), "no window: one tick per batch");
     }
 
+    /**
+     * A slot behind by batches larger than a chunk reads each batch after the first in one scan
+     * of its window (opened straight into a cursor), not two (a first page, then a cursor over the
+     * rest): counted by the engine's window scans, {@code pgque.batch_event_rows}. Every event
+     * comes once, in send order, and every batch is acked.
+     */
+    @Test
+    void aSlotBehindByLargeBatchesReadsEachAfterTheFirstInOneScan() throws Exception {
+        String queue = "one_scan";
+        String consumer = "one-scan-src";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        List<String> keys = pg.keysOnSlot("s", 0, N, 2);
+        int rounds = 3;
+        for (int round = 0; round < rounds; round++) {
+            sendRound(pg, queue, keys, round * 5); // 10 events of slot 0 per tick
+        }
+        trackFunctions("'pl'");
+        try {
+            Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
+            props.put("pgque.batch.max.events", "4");
+            props.put("pgque.batch.catchup.max.events", "0"); // one tick, one batch of 10
+            PgQueSourceTask task = start(props);
+            List<SourceRecord> delivered = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (delivered.size() < rounds * 10 && System.nanoTime() < deadline) {
+                List<SourceRecord> records = task.poll();
+                if (records != null) {
+                    records.forEach(r -> commit(task, r));
+                    delivered.addAll(records);
+                }
+            }
+            assertEquals(rounds * 10, delivered.size(), "every event once");
+            assertFirstDeliveriesInSendOrder(delivered, keys, rounds * 5);
+            long lastTick = pg.queryLong("select max(t.tick_id) from pgque.tick t join pgque.queue q "
+                    + "on q.queue_id = t.tick_queue where q.queue_name = ?", queue);
+            QueueFixture.await("every batch to be acked", Duration.ofSeconds(15), () -> {
+                pollOnce(task);
+                return pg.lastTick(queue, consumer, 0) == lastTick;
+            });
+            task.stop();
+            // A session hands its function counts over when it ends.
+            QueueFixture.await("the task's sessions to end", Duration.ofSeconds(15), () -> pg.queryLong(
+                    "select count(*) from pg_stat_activity where datname = current_database() "
+                            + "and application_name like 'pgque-source-%'") == 0);
+            assertEquals(4, pg.queryLong("select coalesce(sum(calls), 0) from pg_stat_user_functions "
+                    + "where schemaname = 'pgque' and funcname = 'batch_event_rows'"),
+                    "batch 1: a first page and a cursor over its rest; batches 2 and 3: one cursor each");
+        } finally {
+            trackFunctions("default");
+        }
+    }
+
+    /** Sets track_functions for the sessions opened from now on (the tasks' pools). */
+    private static void trackFunctions(String value) {
+        pg.execute("do $$ begin execute format('alter database %I set track_functions = " + value.replace("'", "''")
+                + "', current_database()); end $$");
+    }
+
+    private static void pollOnce(PgQueSourceTask task) {
+        try {
+            task.poll();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aWaitingSlotReadsItsBatchOnTheTickNotAtTheEndOfItsPollInterval() throws Exception {
         String queue = "woken";

@@ -8,6 +8,7 @@ import io.pgque.client.BatchCursor;
 import io.pgque.client.BatchNotFoundException;
 import io.pgque.client.BatchPage;
 import io.pgque.client.Message;
+import io.pgque.client.OpenedBatch;
 import io.pgque.client.PgQueException;
 import io.pgque.client.SlotConsumer;
 import io.pgque.client.SlotFencedException;
@@ -297,9 +298,11 @@ public final class SlotPoller {
             slot.restUntil(System.nanoTime() + loop.restNanos());
             return null;
         }
-        Optional<BatchPage> received;
+        Optional<OpenedBatch> received;
         try {
-            received = consumer.receivePage(slot.slot(), chunkSize);
+            received = slot.behind()
+                    ? consumer.receiveThroughCursor(cursors, slot.slot(), chunkSize)
+                    : consumer.receivePage(slot.slot(), chunkSize).map(SlotPoller::whole);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             lose(slot, e);
             return null;
@@ -307,12 +310,18 @@ public final class SlotPoller {
         return emit(slot, received, System.nanoTime());
     }
 
-    /** Acks the slot's delivered batch and, in the same transaction, reads its next one. */
+    /**
+     * Acks the slot's delivered batch and, in the same transaction, reads its next one: a slot
+     * that is behind reads it whole into a cursor, in one scan of its window; one that keeps up
+     * reads a first page (one round trip, and a second scan only if the page is full).
+     */
     private List<SourceRecord> ackAndReceive(SlotState slot, long now) {
         StreamedBatch done = slot.batch();
-        Optional<BatchPage> received;
+        Optional<OpenedBatch> received;
         try {
-            received = consumer.ackAndReceivePage(slot.slot(), done.batchId(), chunkSize);
+            received = slot.behind()
+                    ? consumer.ackAndReceiveThroughCursor(cursors, slot.slot(), done.batchId(), chunkSize)
+                    : consumer.ackAndReceivePage(slot.slot(), done.batchId(), chunkSize).map(SlotPoller::whole);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             lose(slot, e);
             return null;
@@ -322,20 +331,29 @@ public final class SlotPoller {
         return emit(slot, received, System.nanoTime());
     }
 
+    /** A first page read without a cursor: the rest, if any, gets one when it is read. */
+    private static OpenedBatch whole(BatchPage page) {
+        return new OpenedBatch(page, null);
+    }
+
     /** Puts a received batch in flight and turns its first page into records; null when there is nothing to send. */
-    private List<SourceRecord> emit(SlotState slot, Optional<BatchPage> received, long now) {
+    private List<SourceRecord> emit(SlotState slot, Optional<OpenedBatch> received, long now) {
         slot.renewAt(now + renewEveryNanos);
         if (received.isEmpty()) {
+            slot.caughtUp();
             slot.restUntil(now + loop.restNanos());
             return null;
         }
-        BatchPage page = received.get();
+        BatchPage page = received.get().first();
         StreamedBatch batch = new StreamedBatch(page.batchId(), slot.epoch(), chunkSize, loop::wake);
+        if (received.get().rest() != null) {
+            batch.cursorOpened(received.get().rest());
+        }
         if (slot.needsDeliveryCheck()) {
             checkDelivered(slot, batch);
             slot.deliveryChecked();
         }
-        slot.batchStarted(batch);
+        slot.batchStarted(batch, page.full());
         return emitChunk(slot, batch, page.messages(), !page.full());
     }
 

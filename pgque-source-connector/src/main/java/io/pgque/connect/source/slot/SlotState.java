@@ -20,6 +20,7 @@ final class SlotState {
     private long nextRenewalNanos;
     private long nextAttemptNanos;
     private boolean deliveryCheck;
+    private boolean behind;
 
     SlotState(int slot) {
         this.slot = slot;
@@ -69,12 +70,27 @@ final class SlotState {
         deliveryCheck = false;
     }
 
+    /**
+     * Whether the slot's last batch was larger than a chunk: the slot is catching up, and its
+     * next batch is likely large too, so it is read whole through a cursor, in one scan.
+     */
+    boolean behind() {
+        return behind;
+    }
+
+    /** The slot had no batch ready: it is no longer behind. */
+    void caughtUp() {
+        behind = false;
+    }
+
     void renewAt(long nanos) {
         nextRenewalNanos = nanos;
     }
 
-    void batchStarted(StreamedBatch inFlight) {
+    /** @param larger whether the batch holds more than its first chunk */
+    void batchStarted(StreamedBatch inFlight, boolean larger) {
         batch = inFlight;
+        behind = larger;
     }
 
     /** The batch was acked: the slot is at a batch boundary again and may be read at once. */
@@ -87,6 +103,7 @@ final class SlotState {
     StreamedBatch leaseLost(long now) {
         StreamedBatch dropped = batch;
         epoch = NO_LEASE;
+        behind = false;
         batch = null;
         nextAttemptNanos = now;
         return dropped;
