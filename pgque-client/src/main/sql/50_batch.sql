@@ -235,28 +235,81 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT batch_id FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
 $$;
 
--- Internal: the events of an open batch, in ev_id order, optionally after a given ev_id, at
--- most i_limit of them, and optionally only those of one hash slot (i_slot of i_n).
+-- Internal: the query over the events of a window of the queue -- between the ticks with
+-- snapshots i_snap1 and i_snap2, for subscription i_sub_id -- in ev_id order, optionally after a
+-- given ev_id, at most i_limit of them, and optionally only those of one hash slot (i_slot of
+-- i_n); as text, the window's bounds written in as literals, for the caller to run with RETURN
+-- QUERY EXECUTE. Its rows are the event rows (batch_event_rows' columns), or with
+-- i_message_batch the messages of that batch. Callers run it themselves rather than through a
+-- set-returning function because each such layer copies every row of the page once more.
 --
--- An event belongs to the batch (previous tick snapshot S1, end tick snapshot S2) when its
--- transaction is visible in S2 but not in S1 -- also when that transaction started long
--- before S1 and committed late. Candidates are found through the ev_txid index: every txid
--- from xmax(S1) up to xmax(S2), plus the transactions still in progress at S1.
-CREATE OR REPLACE FUNCTION pgque.batch_event_rows(i_batch_id bigint, i_after_ev_id bigint, i_limit int,
-    i_slot int, i_n int)
-RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
-               ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
+-- An event belongs to the window (earlier snapshot S1, later snapshot S2) when its transaction
+-- is visible in S2 but not in S1 -- also when that transaction started long before S1 and
+-- committed late. Candidates are found through the ev_txid index: every txid from xmax(S1) up to
+-- xmax(S2), plus the transactions still in progress at S1. Which events those are is fixed once
+-- the later tick exists, whoever reads them and whenever.
+CREATE OR REPLACE FUNCTION pgque.window_scan_sql(i_queue pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
+    i_snap2 pg_snapshot, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_message_batch bigint)
+RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v record;
     v_tx_min bigint;
     v_tx_max bigint;
     v_tables text[];
-    v_sql text;
+    v_columns text;
+    v_filter text;
 BEGIN
-    SELECT sub.sub_id, q.queue_data_pfx, q.queue_cur_table, q.queue_ntables,
-           q.queue_switch_step1, q.queue_switch_step2,
-           t1.tick_snapshot AS snap1, t2.tick_snapshot AS snap2
+    -- Which tables can hold the window: before the last switch only the previous table, once
+    -- the switch is settled only the current one, in between both.
+    v_tx_min := pg_snapshot_xmin(i_snap1)::text::bigint;
+    v_tx_max := pg_snapshot_xmax(i_snap2)::text::bigint;
+    IF v_tx_max < i_queue.queue_switch_step1 THEN
+        v_tables := ARRAY[i_queue.queue_data_pfx || '_'
+                          || ((i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
+    ELSIF i_queue.queue_switch_step2 IS NOT NULL AND v_tx_min > i_queue.queue_switch_step2 THEN
+        v_tables := ARRAY[i_queue.queue_data_pfx || '_' || i_queue.queue_cur_table];
+    ELSE
+        v_tables := ARRAY[i_queue.queue_data_pfx || '_' || i_queue.queue_cur_table,
+                          i_queue.queue_data_pfx || '_'
+                          || ((i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
+    END IF;
+
+    IF i_message_batch IS NULL THEN
+        v_columns := 'e.ev_id, e.ev_time, e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, '
+                     'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4';
+    ELSE
+        v_columns := format('e.ev_id, %s::bigint, e.ev_type, e.ev_data, e.ev_retry, e.ev_time, '
+                            'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4', i_message_batch);
+    END IF;
+    v_filter := format(
+        '((e.ev_txid >= %L::xid8 AND e.ev_txid < %L::xid8) OR e.ev_txid = ANY (%L::xid8[]))
+            AND pg_visible_in_snapshot(e.ev_txid, %L::pg_snapshot)
+            AND NOT pg_visible_in_snapshot(e.ev_txid, %L::pg_snapshot)
+            AND (e.ev_owner IS NULL OR e.ev_owner = %s)',
+        pg_snapshot_xmax(i_snap1), pg_snapshot_xmax(i_snap2), ARRAY(SELECT pg_snapshot_xip(i_snap1)),
+        i_snap2, i_snap1, i_sub_id);
+    IF i_after_ev_id IS NOT NULL THEN
+        v_filter := v_filter || format(' AND e.ev_id > %s', i_after_ev_id);
+    END IF;
+    IF i_n IS NOT NULL THEN
+        v_filter := v_filter || format(' AND pgque.slot_of(e.ev_extra1, %s) = %s', i_n, i_slot);
+    END IF;
+
+    RETURN (SELECT string_agg(format('SELECT %s FROM %s e WHERE %s', v_columns, t, v_filter), ' UNION ALL ')
+              FROM unnest(v_tables) AS t)
+           || ' ORDER BY 1' || CASE WHEN i_limit IS NULL THEN '' ELSE ' LIMIT ' || i_limit END;
+END
+$$;
+
+-- Internal: window_scan_sql over the window of open batch i_batch_id.
+CREATE OR REPLACE FUNCTION pgque.batch_scan_sql(i_batch_id bigint, i_after_ev_id bigint, i_limit int,
+    i_slot int, i_n int, i_messages boolean)
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v record;
+BEGIN
+    SELECT q AS queue, sub.sub_id, t1.tick_snapshot AS snap1, t2.tick_snapshot AS snap2
       INTO v
       FROM pgque.subscription sub
       JOIN pgque.queue q ON q.queue_id = sub.sub_queue
@@ -266,38 +319,21 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
     END IF;
+    RETURN pgque.window_scan_sql(v.queue, v.sub_id, v.snap1, v.snap2, i_after_ev_id, i_limit, i_slot, i_n,
+                                 CASE WHEN i_messages THEN i_batch_id END);
+END
+$$;
 
-    -- Which tables can hold the window: before the last switch only the previous table, once
-    -- the switch is settled only the current one, in between both.
-    v_tx_min := pg_snapshot_xmin(v.snap1)::text::bigint;
-    v_tx_max := pg_snapshot_xmax(v.snap2)::text::bigint;
-    IF v_tx_max < v.queue_switch_step1 THEN
-        v_tables := ARRAY[v.queue_data_pfx || '_' || ((v.queue_cur_table + v.queue_ntables - 1) % v.queue_ntables)];
-    ELSIF v.queue_switch_step2 IS NOT NULL AND v_tx_min > v.queue_switch_step2 THEN
-        v_tables := ARRAY[v.queue_data_pfx || '_' || v.queue_cur_table];
-    ELSE
-        v_tables := ARRAY[v.queue_data_pfx || '_' || v.queue_cur_table,
-                          v.queue_data_pfx || '_' || ((v.queue_cur_table + v.queue_ntables - 1) % v.queue_ntables)];
-    END IF;
-
-    SELECT string_agg(format(
-        'SELECT e.ev_id, e.ev_time, e.ev_txid, e.ev_retry, e.ev_type, e.ev_data,
-                e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
-           FROM %s e
-          WHERE ((e.ev_txid >= $1 AND e.ev_txid < $2) OR e.ev_txid = ANY ($3))
-            AND pg_visible_in_snapshot(e.ev_txid, $4)
-            AND NOT pg_visible_in_snapshot(e.ev_txid, $5)
-            AND (e.ev_owner IS NULL OR e.ev_owner = $6)
-            AND ($7::bigint IS NULL OR e.ev_id > $7)
-            AND ($9::int IS NULL OR pgque.slot_of(e.ev_extra1, $9) = $8)',
-        t), ' UNION ALL ')
-      INTO v_sql
-      FROM unnest(v_tables) AS t;
-
-    RETURN QUERY EXECUTE v_sql || ' ORDER BY 1 LIMIT $10'
-        USING pg_snapshot_xmax(v.snap1), pg_snapshot_xmax(v.snap2),
-              ARRAY(SELECT pg_snapshot_xip(v.snap1)), v.snap2, v.snap1, v.sub_id,
-              i_after_ev_id, i_slot, i_n, i_limit;
+-- Internal: the events of an open batch, in ev_id order, optionally after a given ev_id, at
+-- most i_limit of them, and optionally only those of one hash slot (i_slot of i_n); see
+-- window_scan_sql for which events a batch holds.
+CREATE OR REPLACE FUNCTION pgque.batch_event_rows(i_batch_id bigint, i_after_ev_id bigint, i_limit int,
+    i_slot int, i_n int)
+RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid xid8, ev_retry int4, ev_type text, ev_data text,
+               ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY EXECUTE pgque.batch_scan_sql(i_batch_id, i_after_ev_id, i_limit, i_slot, i_n, false);
 END
 $$;
 

@@ -304,9 +304,12 @@ END
 $$;
 
 -- Internal: the guard in front of every slot read and ack. Checks the set-up (N before any
--- lease check, so a misconfigured caller learns about N), then that i_worker holds the lease,
--- and renews it. Returns the slot subscription.
-CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
+-- lease check, so a misconfigured caller learns about N), then that i_worker holds the lease;
+-- with i_renew it renews the lease and locks the slot's subscription (the receive lock), without
+-- it neither: a read that opens nothing and may run beside the worker's own acks and renewals.
+-- Returns the slot subscription.
+CREATE OR REPLACE FUNCTION pgque.slot_check(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
+    i_renew boolean)
 RETURNS pgque.subscription
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -329,9 +332,14 @@ BEGIN
             i_consumer, i_queue, v_n, i_n USING ERRCODE = 'PQ006';
     END IF;
     PERFORM pgque.check_slot(i_slot, v_n, i_consumer, i_queue);
-    SELECT * INTO r FROM pgque.partition_slot
-     WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
-       FOR UPDATE;
+    IF i_renew THEN
+        SELECT * INTO r FROM pgque.partition_slot
+         WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot
+           FOR UPDATE;
+    ELSE
+        SELECT * INTO r FROM pgque.partition_slot
+         WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot;
+    END IF;
     IF NOT FOUND THEN
         -- A resize may have retired the slot while we waited for its row.
         PERFORM pgque.resize_check_n(q, i_consumer, i_n);
@@ -346,16 +354,27 @@ BEGIN
         RAISE EXCEPTION 'lease on slot % of consumer % on queue % is held by worker %, not %; fenced',
             i_slot, i_consumer, i_queue, r.lease_owner, i_worker USING ERRCODE = 'PQ004';
     END IF;
-    -- Every read and ack renews; an expired lease nobody took over is simply renewed.
-    UPDATE pgque.partition_slot SET lease_until = clock_timestamp() + lease_ttl
-     WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
-    s := pgque.lock_subscription(q.queue_id, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
+    IF i_renew THEN
+        -- Every read and ack renews; an expired lease nobody took over is simply renewed.
+        UPDATE pgque.partition_slot SET lease_until = clock_timestamp() + lease_ttl
+         WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
+        s := pgque.lock_subscription(q.queue_id, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
+    ELSE
+        SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+         WHERE sub.sub_queue = q.queue_id AND c.co_name = pgque.slot_consumer_name(i_consumer, i_slot, v_n);
+    END IF;
     IF s.sub_id IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
             USING ERRCODE = 'PQ006';
     END IF;
     RETURN s;
 END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
+RETURNS pgque.subscription
+LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, true)
 $$;
 
 -- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
@@ -385,10 +404,8 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    -- first_page, read straight from batch_event_rows: one set-returning layer less per page.
-    RETURN QUERY SELECT r.ev_id, v_batch, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
-                        r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
-                   FROM pgque.batch_event_rows(v_batch, NULL, i_max, i_slot, i_n) r;
+    -- first_page, the scan run here: no set-returning layer between it and the reader.
+    RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
     IF NOT FOUND THEN
         PERFORM pgque.finish_batch(v_batch);
     END IF;
@@ -416,9 +433,104 @@ BEGIN
     IF s.sub_batch IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
     END IF;
-    RETURN QUERY SELECT r.ev_id, s.sub_batch, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
-                        r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
-                   FROM pgque.batch_event_rows(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n) r;
+    RETURN QUERY EXECUTE pgque.batch_scan_sql(s.sub_batch, i_after_msg_id, i_max, i_slot, i_n, true);
+END
+$$;
+
+-- (addition) Read-ahead, for a slot that is behind: while its open batch i_batch_id is on its
+-- way, its reader may already read the batch that will follow. Which events lie between two
+-- ticks is fixed once the later tick exists (window_scan_sql), so reading them before that batch
+-- is opened reads exactly what it will hold. read_ahead_window names the batch -- an id drawn
+-- now, and its ticks, chosen as receive_partitioned with i_window_events would choose them once
+-- the open batch is acked -- read_ahead_partitioned reads its events, and
+-- open_read_ahead_partitioned opens it after the ack, provided nothing moved in between. The
+-- two reads check the lease but neither renew it nor lock anything: a reader runs them on a
+-- connection of their own, beside its acks and renewals.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_window(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_window_events bigint,
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+    v_last pgque.tick;
+    v_next pgque.tick;
+    v_cap bigint;
+BEGIN
+    IF i_window_events < 1 THEN
+        RAISE EXCEPTION 'pgque.read_ahead_window: window_events must be >= 1 or NULL, got %', i_window_events
+            USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
+    IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
+        RETURN; -- not the open batch (any more): nothing to read ahead of
+    END IF;
+    SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = s.sub_next_tick;
+    v_next := pgque.find_next_tick(v_last, NULL, NULL, NULL);
+    v_cap := pgque.resize_tick_cap(s.sub_queue, i_consumer);
+    IF v_next.tick_id IS NULL OR v_next.tick_id > v_cap THEN
+        RETURN;
+    END IF;
+    IF i_window_events IS NOT NULL THEN
+        v_next := pgque.find_window_tick(v_last, v_next, i_window_events, v_cap, NULL);
+    END IF;
+    batch_id := nextval('pgque.batch_id_seq');
+    from_tick := v_last.tick_id;
+    to_tick := v_next.tick_id;
+END
+$$;
+
+-- The events of the slot between ticks i_from_tick and i_to_tick, as messages of batch
+-- i_batch_id (see read_ahead_window); nothing is opened.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_from_tick bigint, i_to_tick bigint)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+    q pgque.queue;
+    v_snap1 pg_snapshot;
+    v_snap2 pg_snapshot;
+BEGIN
+    IF i_batch_id IS NULL OR i_from_tick IS NULL OR i_to_tick IS NULL OR i_to_tick <= i_from_tick THEN
+        RAISE EXCEPTION 'pgque.read_ahead_partitioned: a batch id and two ticks in order are required, got %, % and %',
+            i_batch_id, i_from_tick, i_to_tick USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
+    SELECT tick_snapshot INTO v_snap1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = i_from_tick;
+    SELECT tick_snapshot INTO v_snap2 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = i_to_tick;
+    IF v_snap1 IS NULL OR v_snap2 IS NULL THEN
+        RAISE EXCEPTION 'pgque.read_ahead_partitioned: no ticks % and % on queue %', i_from_tick, i_to_tick, i_queue
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN QUERY EXECUTE pgque.window_scan_sql(q, s.sub_id, v_snap1, v_snap2, NULL, NULL, i_slot, i_n, i_batch_id);
+END
+$$;
+
+-- Opens the slot's batch read ahead: batch i_batch_id from i_from_tick to i_to_tick, if the
+-- slot stands at i_from_tick with no open batch (its previous batch acked), the lease is the
+-- caller's (renewed) and a resize does not seal the queue before i_to_tick. True when the
+-- slot's open batch is that batch (also when an earlier call opened it and its answer was lost);
+-- false, changing nothing, otherwise: the reader then drops what it read ahead and receives.
+CREATE OR REPLACE FUNCTION pgque.open_read_ahead_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_from_tick bigint, i_to_tick bigint)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+BEGIN
+    IF s.sub_batch IS NOT NULL THEN
+        RETURN s.sub_batch = i_batch_id AND s.sub_last_tick = i_from_tick AND s.sub_next_tick = i_to_tick;
+    END IF;
+    IF s.sub_last_tick IS DISTINCT FROM i_from_tick OR i_to_tick IS NULL OR i_to_tick <= i_from_tick
+       OR i_to_tick > pgque.resize_tick_cap(s.sub_queue, i_consumer)
+       OR NOT EXISTS (SELECT 1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = i_to_tick) THEN
+        RETURN false;
+    END IF;
+    UPDATE pgque.subscription
+       SET sub_batch = i_batch_id, sub_next_tick = i_to_tick, sub_active = now()
+     WHERE sub_queue = s.sub_queue AND sub_consumer = s.sub_consumer;
+    RETURN true;
 END
 $$;
 

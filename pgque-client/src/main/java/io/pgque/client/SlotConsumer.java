@@ -44,6 +44,13 @@ public final class SlotConsumer {
             + "'pgque.receive_partitioned(text, text, int, int, text, int, bigint)') is not null";
     private static final String READ_BATCH = "select " + Rows.MESSAGE_COLUMNS
             + " from pgque.read_batch_partitioned(?, ?, ?, ?, ?, ?, ?) m";
+    private static final String READ_AHEAD_WINDOW = "select batch_id, from_tick, to_tick "
+            + "from pgque.read_ahead_window(?, ?, ?, ?, ?, ?, ?::bigint)";
+    private static final String READ_AHEAD = "select " + Rows.MESSAGE_COLUMNS
+            + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
+    private static final String OPEN_READ_AHEAD = "select pgque.open_read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String HAS_READ_AHEAD = "select to_regprocedure("
+            + "'pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)') is not null";
     private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
             + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
     private static final String DEAD_LETTER = "select pgque.dead_letter_partitioned(?, ?, ?, ?, ?, ?, ?)";
@@ -60,6 +67,8 @@ public final class SlotConsumer {
     private final Long windowEvents;
     /** Whether the installed engine has the catch-up receive; null until asked (once, on first use). */
     private volatile Boolean engineHasWindow;
+    /** Whether the installed engine can read ahead; null until asked (once, on first use). */
+    private volatile Boolean engineHasReadAhead;
 
     SlotConsumer(Connections db, String queue, String consumer, int n, String workerId) {
         this(db, queue, consumer, n, workerId, null);
@@ -330,6 +339,86 @@ public final class SlotConsumer {
         }
         boolean more = !cursor.exhausted();
         return Optional.of(new OpenedBatch(new BatchPage(page.get(0).batchId(), page, more), more ? cursor : null));
+    }
+
+    /**
+     * Reads the batch that will follow the slot's open batch {@code batchId} once that one is
+     * acked, without opening it: its first at most {@code max} events, and a cursor over the rest
+     * on a connection of {@code connections}. A reader streaming batch {@code batchId} to its
+     * destination calls it on a thread of its own, so that reading the next batch (a scan of its
+     * window, most of a read's cost) overlaps sending this one, then opens it with
+     * {@link #ackAndOpen} when this one is done. The events between two ticks are fixed once the
+     * later tick exists, so what is read ahead is exactly what the batch holds. Checks the lease
+     * but does not renew it, and locks nothing: it may run beside the worker's acks and renewals.
+     * The batch spans as many ticks as {@link #catchingUp} allows, one without it.
+     *
+     * @return the batch read ahead, or empty when no tick follows the open batch yet, when its
+     *         window holds no event of the slot, when {@code batchId} is not the slot's open batch,
+     *         or when the engine predates read-ahead
+     * @throws SlotFencedException if another worker holds the slot
+     */
+    public Optional<ReadAhead> readAhead(DataSource connections, int slot, long batchId, int max) {
+        Objects.requireNonNull(connections, "connections");
+        WholeBatch.checkPageSize(max);
+        String what = what("read ahead of batch " + batchId + " on slot " + slot);
+        long[] window = db.run(what, c -> engineHasReadAhead(c)
+                ? Sql.one(c, READ_AHEAD_WINDOW, rs -> {
+                    long id = rs.getLong(1);
+                    return rs.wasNull() ? null : new long[] {id, rs.getLong(2), rs.getLong(3)};
+                }, queue, consumer, slot, n, workerId, batchId, windowEvents)
+                : null);
+        if (window == null) {
+            return Optional.empty();
+        }
+        BatchCursor cursor = BatchCursor.declare(connections, window[0], what, null, READ_AHEAD,
+                queue, consumer, slot, n, workerId, window[0], window[1], window[2]);
+        List<Message> page;
+        try {
+            page = cursor.next(max);
+        } catch (RuntimeException e) {
+            cursor.close();
+            throw e;
+        }
+        if (page.isEmpty()) {
+            return Optional.empty();
+        }
+        boolean more = !cursor.exhausted();
+        OpenedBatch batch = new OpenedBatch(new BatchPage(window[0], page, more), more ? cursor : null);
+        return Optional.of(new ReadAhead(window[1], window[2], batch));
+    }
+
+    /**
+     * Acks the slot's open batch if it is {@code batchId} and opens the batch read ahead after
+     * it, in one transaction. Nothing is opened when the slot moved otherwise in between (the
+     * batch read ahead then is of no use: {@link ReadAhead#discard} it and receive); the ack
+     * stands either way.
+     *
+     * @return whether the slot's open batch now is {@code ahead}'s (also when an earlier call
+     *         opened it and its answer was lost)
+     * @throws SlotFencedException if another worker holds the slot; nothing was acked
+     */
+    public boolean ackAndOpen(int slot, long batchId, ReadAhead ahead) {
+        Objects.requireNonNull(ahead, "ahead");
+        return db.run(what("ack batch " + batchId + " and open batch " + ahead.batchId() + " on slot " + slot), c -> {
+            ackIfOpen(c, slot, batchId);
+            return Sql.one(c, OPEN_READ_AHEAD, rs -> rs.getBoolean(1),
+                    queue, consumer, slot, n, workerId, ahead.batchId(), ahead.fromTick(), ahead.toTick());
+        });
+    }
+
+    /** An engine installed by an older release cannot read ahead; the reader then reads each batch once it is open. */
+    private boolean engineHasReadAhead(Connection c) throws SQLException {
+        Boolean has = engineHasReadAhead;
+        if (has == null) {
+            has = Sql.one(c, HAS_READ_AHEAD, rs -> rs.getBoolean(1));
+            if (!has) {
+                log.info("The PgQue engine in this database predates read_ahead_window(): slots of consumer '{}' on "
+                        + "queue '{}' read each batch once it is open. Install the bundled engine {} to upgrade it.",
+                        consumer, queue, PgQueInstaller.bundledVersion());
+            }
+            engineHasReadAhead = has;
+        }
+        return has;
     }
 
     private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {

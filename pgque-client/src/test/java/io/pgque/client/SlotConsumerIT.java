@@ -225,6 +225,46 @@ class SlotConsumerIT {
         assertEquals(Optional.empty(), w.ackAndReceiveThroughCursor(ds, 0, next.first().batchId(), 10));
     }
 
+    /**
+     * The batch after the open one, read ahead (first page and a cursor over the rest) before it
+     * is opened, is what the slot holds once the open one is acked and it is opened, under the id
+     * it was read with; only the lease holder reads ahead, and only of the open batch.
+     */
+    @Test
+    void theNextBatchReadAheadIsOpenedAsReadOnceTheOpenOneIsAcked() {
+        String q = queue("q_read_ahead");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        for (String round : List.of("a", "b")) {
+            for (int i = 0; i < 3; i++) {
+                send(q, "tenant-a", round + i);
+            }
+            send(q, "tenant-b", round + "-other-slot");
+            tick(pq, q);
+        }
+        w.claim(0, TTL).orElseThrow();
+        BatchPage open = w.receivePage(0, 10).orElseThrow();
+        assertEquals(List.of("a0", "a1", "a2"), open.messages().stream().map(Message::payload).toList());
+
+        assertThrows(SlotFencedException.class, () -> pq.slotConsumer(q, "g", 2, "intruder").readAhead(ds, 0,
+                open.batchId(), 2));
+        assertTrue(w.readAhead(ds, 0, open.batchId() + 1_000, 2).isEmpty(), "only of the open batch");
+        ReadAhead ahead = w.readAhead(ds, 0, open.batchId(), 2).orElseThrow();
+        assertTrue(ahead.batchId() > open.batchId());
+        assertEquals(List.of("b0", "b1"), ahead.batch().first().messages().stream().map(Message::payload).toList());
+        assertTrue(ahead.batch().first().full());
+
+        assertTrue(w.ackAndOpen(0, open.batchId(), ahead));
+        try (BatchCursor rest = ahead.batch().rest()) {
+            assertEquals(List.of("b2"), rest.next(10).stream().map(Message::payload).toList());
+        }
+        Batch opened = w.receive(0).orElseThrow();
+        assertEquals(ahead.batchId(), opened.batchId(), "the slot's open batch is the one read ahead");
+        assertEquals(List.of("b0", "b1", "b2"), payloads(opened));
+        assertTrue(w.readAhead(ds, 0, opened.batchId(), 10).isEmpty(), "no tick follows it yet");
+        w.ack(0);
+    }
+
     @Test
     void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
         String q = queue("q_ack_receive");
@@ -350,6 +390,7 @@ class SlotConsumerIT {
         // An engine installed by an older release: no receive_partitioned(..., i_window_events).
         DataSource older = ClientTesting.newDatabase("client_slots_older").installEngine().superuser();
         ClientTesting.exec(older, "drop function pgque.receive_partitioned(text, text, int, int, text, int, bigint)");
+        ClientTesting.exec(older, "drop function pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)");
         ClientTesting.exec(older, """
                 create or replace function pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int,
                     i_n int, i_worker text, i_max int default 100)
@@ -375,7 +416,9 @@ class SlotConsumerIT {
             olderPq.operations().ticker("q_older");
         }
         catchingUp.claim(0, TTL).orElseThrow();
-        assertEquals(List.of("a1"), payloads(catchingUp.receive(0).orElseThrow()), "one tick, as before");
+        Batch first = catchingUp.receive(0).orElseThrow();
+        assertEquals(List.of("a1"), payloads(first), "one tick, as before");
+        assertTrue(catchingUp.readAhead(older, 0, first.batchId(), 10).isEmpty(), "nor can it read ahead");
         assertEquals(List.of("a2"), payloads(catchingUp.ackAndReceive(0, 10).orElseThrow()));
     }
 

@@ -105,11 +105,12 @@ public class PgQueSourceTask extends SourceTask {
         dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
         PgQue pgque = PgQue.using(dataSource);
         // A slot streaming a batch larger than pgque.batch.max.events pins a connection for its
-        // cursor while it streams (see BatchCursor): a pool of their own, so the cursors can never
-        // starve the acks and lease renewals the streaming depends on. One per slot of the consumer
-        // is enough even if a resize gives this task more slots; none is kept while none streams.
+        // cursor while it streams (see BatchCursor), and one more for the next batch it reads
+        // ahead: a pool of their own, so the cursors can never starve the acks and lease renewals
+        // the streaming depends on. Two per slot of the consumer are enough even if a resize gives
+        // this task more slots; none is kept while none streams.
         cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
-                "pgque-source-" + connector + "-" + task + "-cursors", config.slots());
+                "pgque-source-" + connector + "-" + task + "-cursors", 2 * config.slots());
         setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
                 config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
@@ -133,7 +134,7 @@ public class PgQueSourceTask extends SourceTask {
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
                     config.pollInterval(), config.batchMaxEvents(), cursorDataSource,
                     Duration.ofMillis(config.connection().backoffMs()),
-                    metrics, positions, boundary);
+                    metrics, positions, boundary, config.batchReadAhead() ? config.slots() : -1);
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                     new HashSet<>(setSlots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
                     config.metricsLogInterval());

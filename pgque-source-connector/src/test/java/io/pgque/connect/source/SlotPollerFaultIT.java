@@ -72,7 +72,8 @@ class SlotPollerFaultIT {
         String url = new QueueFixture("slot_fault_it").jdbcUrl();
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
-        config.setMaximumPoolSize(3);
+        // Both slots' calls, each slot's cursor and a cursor for each one's batch read ahead.
+        config.setMaximumPoolSize(6);
         pool = new HikariDataSource(config);
         pg = new QueueFixture(pool, url);
     }
@@ -102,14 +103,39 @@ class SlotPollerFaultIT {
         return all.stream();
     }
 
+    /** Without read-ahead: every batch is received once the one before it is acked. */
     @ParameterizedTest(name = "{0} fails {1}, occurrence {2}")
     @MethodSource("faults")
     void everySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth) throws Exception {
-        Run run = new Run();
+        Run run = new Run(false);
         run.faulty.arm(step, when, nth);
         // Renewals are due only once a batch has waited on Kafka for a third of the TTL: slot 1's
         // batches wait that long, while slot 0 goes on and is served in between.
-        run.driveToTheEnd(step.equals("claim_slot") ? TTL.dividedBy(2) : Duration.ZERO);
+        run.driveToTheEnd(step.equals("claim_slot") ? TTL.dividedBy(2) : Duration.ZERO, true);
+    }
+
+    static Stream<Arguments> readAheadFaults() {
+        List<Arguments> all = new ArrayList<>();
+        for (int nth = 1; nth <= 3; nth++) {
+            // Reading ahead happens on a thread of its own; a failure there only means the next
+            // batch is received the usual way, and is not reported.
+            all.add(Arguments.of("read_ahead_window", When.BEFORE_STATEMENT, nth, false));
+            all.add(Arguments.of("pgque.read_ahead_partitioned", When.BEFORE_STATEMENT, nth, false));
+            // Acking a batch and opening the one read ahead is one transaction on the poll thread.
+            all.add(Arguments.of("open_read_ahead_partitioned", When.BEFORE_STATEMENT, nth, true));
+            all.add(Arguments.of("open_read_ahead_partitioned", When.AFTER_COMMIT, nth, true));
+        }
+        return all.stream();
+    }
+
+    /** With read-ahead: each slot's next batch is read while the current one is out. */
+    @ParameterizedTest(name = "read-ahead: {0} fails {1}, occurrence {2}")
+    @MethodSource("readAheadFaults")
+    void withReadAheadEverySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth,
+                                                                              boolean reported) throws Exception {
+        Run run = new Run(true);
+        run.faulty.arm(step, when, nth);
+        run.driveToTheEnd(Duration.ZERO, reported);
     }
 
     /**
@@ -120,7 +146,7 @@ class SlotPollerFaultIT {
      */
     @Test
     void aRenewalFailingAfterABatchWasTakenLosesNothing() throws Exception {
-        Run run = new Run();
+        Run run = new Run(false);
         // One batch of each slot out, none acknowledged by Kafka yet.
         List<SourceRecord> slot0 = null;
         List<SourceRecord> slot1 = null;
@@ -151,7 +177,7 @@ class SlotPollerFaultIT {
         run.delivered.addAll(next);
         run.held.add(new Held(slot1, System.nanoTime()));
         run.held.add(new Held(next, System.nanoTime()));
-        run.driveToTheEnd(Duration.ZERO);
+        run.driveToTheEnd(Duration.ZERO, true);
     }
 
     private static void acknowledge(List<SourceRecord> batch) {
@@ -169,7 +195,7 @@ class SlotPollerFaultIT {
         final List<Held> held = new ArrayList<>();
         int failures;
 
-        Run() {
+        Run(boolean readAhead) {
             pg.createQueue(queue);
             pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
             keys.addAll(pg.keysOnSlot("a", 0, N, 2));
@@ -177,15 +203,15 @@ class SlotPollerFaultIT {
             for (int round = 0; round < ROUNDS; round++) {
                 sendRound(pg, queue, keys, round * 5);
             }
-            poller = poller(faulty, queue, consumer);
+            poller = poller(faulty, queue, consumer, readAhead);
         }
 
         /**
          * Polls, with Kafka acknowledging in bursts, until every event was delivered and every
-         * batch acked; then checks the fault struck once, was reported, and per key the first
-         * deliveries follow send order.
+         * batch acked; then checks the fault struck once, was reported if {@code reported}, and
+         * per key the first deliveries follow send order.
          */
-        void driveToTheEnd(Duration slowSlotDelay) throws Exception {
+        void driveToTheEnd(Duration slowSlotDelay, boolean reported) throws Exception {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             try {
                 while (!(allSeen(delivered, keys) && held.isEmpty() && caughtUp(queue, consumer))) {
@@ -220,19 +246,23 @@ class SlotPollerFaultIT {
                 poller.close(Duration.ofSeconds(1));
             }
             assertEquals(1, faulty.injected(), "the fault struck once");
-            assertTrue(failures >= 1, "the fault was reported as retriable");
+            if (reported) {
+                assertTrue(failures >= 1, "the fault was reported as retriable");
+            } else {
+                assertEquals(0, failures, "a failed read-ahead is not reported: the batch is received instead");
+            }
             assertFirstDeliveriesInSendOrder(delivered, keys, ROUNDS * 5);
         }
     }
 
-    private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer) {
+    private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer, boolean readAhead) {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
         SourceConfig config = new SourceConfig(props);
         RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
                 records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), SlotEvents.NONE,
-                DeliveredPositions.NONE, BatchBoundary.NONE);
+                DeliveredPositions.NONE, BatchBoundary.NONE, readAhead ? 2 : -1);
     }
 
     private static boolean caughtUp(String queue, String consumer) {

@@ -179,13 +179,39 @@ class SourceTaskLeaseLoopIT {
     /**
      * A slot behind by batches larger than a chunk reads each batch after the first in one scan
      * of its window (opened straight into a cursor), not two (a first page, then a cursor over the
-     * rest): counted by the engine's window scans, {@code pgque.batch_event_rows}. Every event
+     * rest): counted by the engine's window scans ({@code pgque.window_scan_sql}). Every event
      * comes once, in send order, and every batch is acked.
      */
     @Test
     void aSlotBehindByLargeBatchesReadsEachAfterTheFirstInOneScan() throws Exception {
-        String queue = "one_scan";
-        String consumer = "one-scan-src";
+        Map<String, Long> calls = drainThreeLargeBatches("one_scan", Map.of("pgque.batch.read.ahead", "false"));
+        assertEquals(4, calls.get("window_scan_sql"),
+                "batch 1: a first page and a cursor over its rest; batches 2 and 3: one cursor each");
+        assertEquals(0, calls.get("open_read_ahead_partitioned"));
+    }
+
+    /**
+     * With read-ahead, each batch after the first is read while the one before it is out, and
+     * opened as read once that one is acked: still one scan per batch, every event once, in order.
+     * (The lease TTL is long here: a read-ahead the poll waits longer than a third of it for is
+     * given up, and the batch received the usual way, which on a loaded machine would change the
+     * count.)
+     */
+    @Test
+    void aSlotBehindReadsEachNextBatchAheadAndOpensItAsRead() throws Exception {
+        Map<String, Long> calls = drainThreeLargeBatches("read_ahead", Map.of("pgque.lease.ttl.ms", "60000"));
+        assertEquals(2, calls.get("open_read_ahead_partitioned"), "batches 2 and 3 were opened as read ahead");
+        assertEquals(4, calls.get("window_scan_sql"),
+                "batch 1: a first page and a cursor over its rest; batches 2 and 3: one read-ahead each");
+    }
+
+    /**
+     * Three ticks of 10 events of slot 0 each, drained by a task with chunks of 4 and one tick per
+     * batch: checks every event came once in send order and every batch was acked, and returns how
+     * often the task's sessions called the engine's window scan and the read-ahead open.
+     */
+    private Map<String, Long> drainThreeLargeBatches(String queue, Map<String, String> extra) throws Exception {
+        String consumer = queue + "-src";
         pg.createQueue(queue);
         pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
         List<String> keys = pg.keysOnSlot("s", 0, N, 2);
@@ -194,10 +220,13 @@ class SourceTaskLeaseLoopIT {
             sendRound(pg, queue, keys, round * 5); // 10 events of slot 0 per tick
         }
         trackFunctions("'pl'");
+        long scansBefore = functionCalls("window_scan_sql");
+        long opensBefore = functionCalls("open_read_ahead_partitioned");
         try {
             Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
             props.put("pgque.batch.max.events", "4");
             props.put("pgque.batch.catchup.max.events", "0"); // one tick, one batch of 10
+            props.putAll(extra);
             PgQueSourceTask task = start(props);
             List<SourceRecord> delivered = new ArrayList<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -210,6 +239,8 @@ class SourceTaskLeaseLoopIT {
             }
             assertEquals(rounds * 10, delivered.size(), "every event once");
             assertFirstDeliveriesInSendOrder(delivered, keys, rounds * 5);
+            assertEquals(rounds, delivered.stream().map(r -> header(r, EventHeaders.BATCH_ID)).distinct().count(),
+                    "one batch per tick");
             long lastTick = pg.queryLong("select max(t.tick_id) from pgque.tick t join pgque.queue q "
                     + "on q.queue_id = t.tick_queue where q.queue_name = ?", queue);
             QueueFixture.await("every batch to be acked", Duration.ofSeconds(15), () -> {
@@ -221,12 +252,16 @@ class SourceTaskLeaseLoopIT {
             QueueFixture.await("the task's sessions to end", Duration.ofSeconds(15), () -> pg.queryLong(
                     "select count(*) from pg_stat_activity where datname = current_database() "
                             + "and application_name like 'pgque-source-%'") == 0);
-            assertEquals(4, pg.queryLong("select coalesce(sum(calls), 0) from pg_stat_user_functions "
-                    + "where schemaname = 'pgque' and funcname = 'batch_event_rows'"),
-                    "batch 1: a first page and a cursor over its rest; batches 2 and 3: one cursor each");
+            return Map.of("window_scan_sql", functionCalls("window_scan_sql") - scansBefore,
+                    "open_read_ahead_partitioned", functionCalls("open_read_ahead_partitioned") - opensBefore);
         } finally {
             trackFunctions("default");
         }
+    }
+
+    private static long functionCalls(String function) {
+        return pg.queryLong("select coalesce(sum(calls), 0) from pg_stat_user_functions "
+                + "where schemaname = 'pgque' and funcname = ?", function);
     }
 
     /** Sets track_functions for the sessions opened from now on (the tasks' pools). */

@@ -147,6 +147,10 @@ public class SourceConfig extends AbstractConfig {
         return getLong(SourceConfigDef.BATCH_CATCHUP_MAX_EVENTS);
     }
 
+    public boolean batchReadAhead() {
+        return getBoolean(SourceConfigDef.BATCH_READ_AHEAD);
+    }
+
     /** Zero when the periodic log line is off. */
     public Duration metricsLogInterval() {
         return Duration.ofMillis(getLong(SourceConfigDef.METRICS_LOG_INTERVAL_MS));

@@ -44,6 +44,7 @@ public final class SourceConfigDef {
     public static final String POLL_INTERVAL_MS = "pgque.poll.interval.ms";
     public static final String BATCH_MAX_EVENTS = "pgque.batch.max.events";
     public static final String BATCH_CATCHUP_MAX_EVENTS = "pgque.batch.catchup.max.events";
+    public static final String BATCH_READ_AHEAD = "pgque.batch.read.ahead";
     public static final String METRICS_LOG_INTERVAL_MS = "pgque.metrics.log.interval.ms";
 
     public static final String TICKER_ENABLED = "pgque.ticker.enabled";
@@ -70,6 +71,7 @@ public final class SourceConfigDef {
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
     public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
     public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 500L;
+    public static final boolean BATCH_READ_AHEAD_DEFAULT = true;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
     public static final long TICKER_INTERVAL_MS_DEFAULT = 100L;
     public static final long MAINT_INTERVAL_MS_DEFAULT = 30_000L;
@@ -181,11 +183,17 @@ public final class SourceConfigDef {
                         + "a slot several ticks back gets them as one batch, as many ticks as hold about this many of "
                         + "its events (the engine's window is this times N events of the queue), never less than one "
                         + "tick. A slot then catches up in one read-send-ack cycle per window instead of one per tick; "
-                        + "a slot that keeps up still gets one tick per batch. Keep it below " + BATCH_MAX_EVENTS
-                        + ": a batch larger than one chunk is read in two scans of its window. In at_least_once mode "
-                        + "the open batch is what a crash delivers again. 0: one tick per batch, as PgQue consumers "
-                        + "read.",
+                        + "a slot that keeps up still gets one tick per batch. In at_least_once mode the open batch "
+                        + "is what a crash delivers again. 0: one tick per batch, as PgQue consumers read.",
                 POLLING_GROUP, ++order, Width.SHORT, "Catch-up window (events)");
+        def.define(BATCH_READ_AHEAD, Type.BOOLEAN, BATCH_READ_AHEAD_DEFAULT, Importance.LOW,
+                "Whether a slot reads its next batch while the current one is on its way to Kafka (ordered "
+                        + "mode): on a thread of the task's own, into a cursor on a second connection, opened in "
+                        + "PgQue only once the current batch is acked. A slot behind its queue then overlaps the "
+                        + "database's work with Kafka's instead of doing them in turn. Costs a short query per batch "
+                        + "when no batch follows yet, and up to two cursor connections per slot. Needs engine 0.3.0; "
+                        + "on an older one the task reads each batch once it is open.",
+                POLLING_GROUP, ++order, Width.SHORT, "Read ahead");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,
                 "How often each task logs its slots' lag, pending events and throughput at INFO, in "

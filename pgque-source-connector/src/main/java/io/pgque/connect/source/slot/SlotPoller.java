@@ -10,6 +10,7 @@ import io.pgque.client.BatchPage;
 import io.pgque.client.Message;
 import io.pgque.client.OpenedBatch;
 import io.pgque.client.PgQueException;
+import io.pgque.client.ReadAhead;
 import io.pgque.client.SlotConsumer;
 import io.pgque.client.SlotFencedException;
 import io.pgque.client.SlotLease;
@@ -29,6 +30,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The lease loop of one task over its slots. Each {@link #poll()} acks the batches Kafka has
@@ -39,8 +42,14 @@ import java.util.Optional;
  * once Kafka has acknowledged all but one chunk of it; so a task holds at most two chunks per
  * slot, however large the batch (see {@link StreamedBatch}). A slot whose batch was fully
  * taken by Kafka is acked and read on in one transaction. Per slot at most one batch is in
- * flight; the slot's next batch is read only after that batch is acked, so its events leave in
+ * flight; the slot's next batch is opened only after that batch is acked, so its events leave in
  * order and a failure replays a suffix, never a gap.
+ *
+ * <p>Reading is what keeps a slot behind its queue busy in PostgreSQL: a batch's first read scans
+ * its whole window. So a slot reads its next batch ahead, on the {@link ReadAheads} thread, while
+ * its current one streams (the events between two ticks are fixed once the later tick exists),
+ * and opens it as read when the current one is acked; a slot that is behind and cannot read ahead
+ * opens its next batch straight into a cursor, one scan for the whole batch.
  *
  * <p>When the worker writes in Kafka transactions (exactly-once), one poll instead hands over
  * the chunks of every slot that has one, as one transaction (see {@link #gather}): a transaction
@@ -66,6 +75,8 @@ public final class SlotPoller {
     private final DeliveredPositions positions;
     private final BatchBoundary boundary;
     private final PollLoop loop;
+    /** Reads each slot's next batch while its current one streams; null when read-ahead is off. */
+    private final ReadAheads readAheads;
     private int cursor;
     /** A failure of a side step (acking or renewing another slot) met after a batch was taken; see {@link #step()}. */
     private RuntimeException deferred;
@@ -79,10 +90,13 @@ public final class SlotPoller {
      * @param backoff      pause after a transient database failure, before poll() reports it
      * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
      * @param boundary     whether the worker writes in Kafka transactions, and told where each one ends
+     * @param readAheadCursors -1: no read-ahead; otherwise a slot reads its next batch on a thread of
+     *                     the poller's own while its current one streams, and this many cursor
+     *                     connections beyond one per slot may hold batches read ahead
      */
     public SlotPoller(SlotConsumer consumer, List<Integer> slotNumbers, RecordFactory records, Duration ttl,
                       Duration pollInterval, int chunkSize, DataSource cursors, Duration backoff, SlotEvents events,
-                      DeliveredPositions positions, BatchBoundary boundary) {
+                      DeliveredPositions positions, BatchBoundary boundary, int readAheadCursors) {
         this.consumer = consumer;
         for (int slot : slotNumbers) {
             slots.add(new SlotState(slot));
@@ -101,6 +115,8 @@ public final class SlotPoller {
         this.events = events;
         this.positions = positions;
         this.boundary = boundary;
+        this.readAheads = readAheadCursors < 0 ? null
+                : new ReadAheads(consumer, cursors, chunkSize, readAheadCursors);
     }
 
     /**
@@ -149,6 +165,7 @@ public final class SlotPoller {
         for (SlotState slot : slots) {
             if (!slot.idle()) {
                 slot.batch().closeCursor();
+                dropAhead(slot.batch());
             }
             try {
                 long now = System.nanoTime();
@@ -168,6 +185,9 @@ public final class SlotPoller {
                 log.warn("Could not give back slot {} of {} cleanly; its lease runs out in at most {} ms: {}",
                         slot.slot(), consumer.consumer(), ttl.toMillis(), e.getMessage(), e);
             }
+        }
+        if (readAheads != null) {
+            readAheads.close();
         }
     }
 
@@ -317,6 +337,18 @@ public final class SlotPoller {
      */
     private List<SourceRecord> ackAndReceive(SlotState slot, long now) {
         StreamedBatch done = slot.batch();
+        if (done.aheadPending()) {
+            if (now - done.aheadSince() < renewEveryNanos) {
+                return null; // the read-ahead is nearly always the sooner way on; its end wakes the poll
+            }
+            log.warn("Reading ahead of {} on slot {} of {} has taken over {} ms; receiving the slot's next batch "
+                    + "the usual way", done, slot.slot(), consumer.consumer(), renewEveryNanos / 1_000_000);
+            dropAhead(done);
+        }
+        Optional<ReadAhead> ahead = readAhead(done, slot);
+        if (ahead.isPresent()) {
+            return ackAndOpen(slot, done, ahead.get(), now);
+        }
         Optional<OpenedBatch> received;
         try {
             received = slot.behind()
@@ -354,7 +386,76 @@ public final class SlotPoller {
             slot.deliveryChecked();
         }
         slot.batchStarted(batch, page.full());
+        startReadAhead(slot, batch);
         return emitChunk(slot, batch, page.messages(), !page.full());
+    }
+
+    /**
+     * Reads the slot's next batch on the read-ahead thread while {@code batch} streams, so that
+     * the scan of its window, most of what reading a batch costs, overlaps sending this one: a
+     * slot's batches are otherwise read, sent and acked strictly in turn, and its database time
+     * and Kafka time add up. When nothing follows the batch yet this costs one short query.
+     */
+    private void startReadAhead(SlotState slot, StreamedBatch batch) {
+        if (readAheads == null) {
+            return;
+        }
+        CompletableFuture<Optional<ReadAhead>> next = readAheads.start(slot.slot(), batch.batchId());
+        if (next != null) {
+            batch.readingAhead(next, System.nanoTime());
+            next.whenComplete((read, failure) -> loop.wake(batch));
+        }
+    }
+
+    private void dropAhead(StreamedBatch batch) {
+        if (readAheads != null) {
+            readAheads.discard(batch.takeAhead());
+        }
+    }
+
+    /** The batch read ahead of {@code done}, once it is read: empty when there is none, or reading it failed. */
+    private Optional<ReadAhead> readAhead(StreamedBatch done, SlotState slot) {
+        CompletableFuture<Optional<ReadAhead>> ahead = done.takeAhead();
+        if (ahead == null) {
+            return Optional.empty();
+        }
+        try {
+            return ahead.join();
+        } catch (CompletionException e) {
+            log.debug("Reading ahead of {} on slot {} of {} failed; receiving the next batch the usual way: {}",
+                    done, slot.slot(), consumer.consumer(), e.getCause().getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Acks the slot's delivered batch and opens the batch read ahead after it, in one
+     * transaction; when the slot moved otherwise in between (the engine then opens nothing),
+     * receives the usual way.
+     */
+    private List<SourceRecord> ackAndOpen(SlotState slot, StreamedBatch done, ReadAhead ahead, long now) {
+        boolean opened;
+        try {
+            opened = consumer.ackAndOpen(slot.slot(), done.batchId(), ahead);
+        } catch (SlotFencedException | SlotNotLeasedException e) {
+            readAheads.discard(ahead);
+            lose(slot, e);
+            return null;
+        } catch (RuntimeException e) {
+            // Nothing changed here; the next pass tries again with the same read-ahead.
+            done.readingAhead(CompletableFuture.completedFuture(Optional.of(ahead)), done.aheadSince());
+            throw e;
+        }
+        slot.batchFinished(now);
+        events.batchAcked(slot.slot(), clamp(done.size()));
+        if (!opened) {
+            readAheads.discard(ahead);
+            log.debug("Batch {} read ahead on slot {} of {} could not be opened; receiving the usual way",
+                    ahead.batchId(), slot.slot(), consumer.consumer());
+            return receive(slot);
+        }
+        readAheads.opened(ahead);
+        return emit(slot, Optional.of(ahead.batch()), System.nanoTime());
     }
 
     /**
@@ -488,6 +589,7 @@ public final class SlotPoller {
         StreamedBatch dropped = slot.leaseLost(System.nanoTime());
         if (dropped != null) {
             dropped.closeCursor();
+            dropAhead(dropped);
         }
         events.leaseLost(slot.slot());
         log.warn("Lost slot {} of {} on queue {} (we had epoch {}): {}. {} Will claim it again when it is free.",
@@ -502,8 +604,11 @@ public final class SlotPoller {
         for (SlotState slot : slots) {
             if (slot.idle()) {
                 due = Math.min(due, slot.nextAttemptNanos());
-            } else if (slot.batch().readyForMore() || slot.batch().isDelivered()) {
+            } else if (slot.batch().readyForMore() || slot.batch().isDelivered() && !slot.batch().aheadPending()) {
                 due = Long.MIN_VALUE; // a chunk to read or a batch to ack: no waiting
+            } else if (slot.batch().isDelivered()) {
+                // Acked once its read-ahead is done (which wakes the poll), or given up on.
+                due = Math.min(due, Math.min(slot.batch().aheadSince() + renewEveryNanos, slot.nextRenewalNanos()));
             } else if (slot.leased()) {
                 due = Math.min(due, slot.nextRenewalNanos());
             }

@@ -6,9 +6,12 @@ package io.pgque.connect.source.slot;
 
 import io.pgque.client.BatchCursor;
 import io.pgque.client.Message;
+import io.pgque.client.ReadAhead;
 import io.pgque.connect.source.record.DeliveryTicket;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -42,6 +45,9 @@ public final class StreamedBatch implements DeliveryTicket {
     /** Exactly-once: Kafka holds this batch up to this event already (committed under an earlier lease). */
     private long heldThrough = NOTHING;
     private BatchCursor cursor;
+    /** The slot's next batch, being read ahead while this one streams; null when none is. */
+    private CompletableFuture<Optional<ReadAhead>> ahead;
+    private long aheadSince;
 
     /**
      * @param epoch     the lease epoch it was read under (0 where there is no lease)
@@ -134,6 +140,29 @@ public final class StreamedBatch implements DeliveryTicket {
             cursor = null;
             open.close();
         }
+    }
+
+    /** The slot's next batch is being read ahead, since {@code now} (see {@link SlotPoller}). */
+    public void readingAhead(CompletableFuture<Optional<ReadAhead>> next, long now) {
+        ahead = next;
+        aheadSince = now;
+    }
+
+    /** True while the next batch is being read ahead. */
+    public boolean aheadPending() {
+        return ahead != null && !ahead.isDone();
+    }
+
+    /** When the read-ahead started, in {@link System#nanoTime()}. */
+    public long aheadSince() {
+        return aheadSince;
+    }
+
+    /** The read-ahead, handed over to the caller (null when there is none). */
+    public CompletableFuture<Optional<ReadAhead>> takeAhead() {
+        CompletableFuture<Optional<ReadAhead>> taken = ahead;
+        ahead = null;
+        return taken;
     }
 
     public long batchId() {

@@ -1,0 +1,272 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.partition;
+
+import io.pgque.partition.Pq.Msg;
+import io.pgque.testing.EmbeddedPg;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Read-ahead of a slot's next batch ({@code read_ahead_window}, {@code read_ahead_partitioned},
+ * {@code open_read_ahead_partitioned}): what is read before the batch is opened is exactly what
+ * the batch holds once opened, also for a transaction that commits late; the batch is opened only
+ * if the slot stands where the read-ahead started; a resize's seal bounds it; the reads check the
+ * lease without locking the slot.
+ */
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ReadAheadIT {
+
+    private static final String RECEIVE = "select * from pgque.receive_partitioned(?::text, ?::text, ?::int, "
+            + "?::int, ?::text, ?::int, ?::bigint)";
+    private static final String WINDOW = "select batch_id, from_tick, to_tick from pgque.read_ahead_window(?::text, "
+            + "?::text, ?::int, ?::int, ?::text, ?::bigint, ?::bigint)";
+    private static final String READ = "select * from pgque.read_ahead_partitioned(?::text, ?::text, ?::int, ?::int, "
+            + "?::text, ?::bigint, ?::bigint, ?::bigint)";
+    private static final String OPEN = "select pgque.open_read_ahead_partitioned(?::text, ?::text, ?::int, ?::int, "
+            + "?::text, ?::bigint, ?::bigint, ?::bigint)";
+
+    private static DataSource ds;
+    private static final AtomicInteger QUEUES = new AtomicInteger();
+
+    /** A batch named by read_ahead_window. */
+    private record Window(Long batchId, Long fromTick, Long toTick) {
+    }
+
+    @BeforeAll
+    static void install() {
+        ds = EmbeddedPg.newDatabase("read_ahead").installEngine().superuser();
+    }
+
+    /** A queue with consumers {@code consumers} over n slots, every slot claimed by worker w. */
+    private static String queue(int n, String... consumers) {
+        String q = "ra_" + QUEUES.incrementAndGet();
+        Pq.createQueue(ds, q);
+        for (String consumer : consumers) {
+            Pq.subscribePartitioned(ds, q, consumer, n);
+            for (int slot = 0; slot < n; slot++) {
+                Pq.claim(ds, q, consumer, slot, "w");
+            }
+        }
+        return q;
+    }
+
+    /** Sends {@code count} events (keys k0..) and ticks. */
+    private static void tickOf(String q, String prefix, int count) {
+        Db.with(ds, c -> {
+            for (int i = 0; i < count; i++) {
+                Pq.send(c, q, "t", prefix + i, "k" + i);
+            }
+            return null;
+        });
+        Pq.tick(ds, q);
+    }
+
+    private static List<Msg> receive(String q, String consumer, int slot, int n, Long window) {
+        return Db.with(ds, c -> Pq.query(c, RECEIVE, q, consumer, slot, n, "w", 1000, window));
+    }
+
+    private static Window window(String q, String consumer, int slot, int n, String worker, long batchId, Long events) {
+        return windowOf(Db.rows(ds, WINDOW, q, consumer, slot, n, worker, batchId, events).get(0));
+    }
+
+    private static Window windowOf(Map<String, Object> row) {
+        return new Window((Long) row.get("batch_id"), (Long) row.get("from_tick"), (Long) row.get("to_tick"));
+    }
+
+    private static List<Msg> read(String q, String consumer, int slot, int n, String worker, Window w) {
+        return Db.with(ds, c -> Pq.query(c, READ, q, consumer, slot, n, worker, w.batchId(), w.fromTick(), w.toTick()));
+    }
+
+    private static boolean open(String q, String consumer, int slot, int n, Window w) {
+        return Db.one(ds, Boolean.class, OPEN, q, consumer, slot, n, "w", w.batchId(), w.fromTick(), w.toTick());
+    }
+
+    private static List<String> payloads(List<Msg> batch) {
+        return batch.stream().map(Msg::payload).toList();
+    }
+
+    @Test
+    void whatIsReadAheadIsExactlyWhatTheBatchHoldsOnceOpened() {
+        int n = 2;
+        String q = queue(n, "c", "twin");
+        tickOf(q, "a", 6);
+        tickOf(q, "b", 6);
+        tickOf(q, "c", 6);
+        for (int slot = 0; slot < n; slot++) {
+            List<Msg> open = receive(q, "c", slot, n, null);
+            Window next = window(q, "c", slot, n, "w", open.get(0).batchId(), null);
+            assertNotNull(next.batchId(), "a tick follows the open batch");
+            assertTrue(next.batchId() > open.get(0).batchId());
+            List<Msg> ahead = read(q, "c", slot, n, "w", next);
+            assertTrue(ahead.stream().allMatch(m -> m.batchId() == next.batchId()), "read as the batch to come");
+
+            // The twin reads the same slot the usual way, one batch after the other.
+            receive(q, "twin", slot, n, null);
+            Pq.ack(ds, q, "twin", slot, n, "w");
+            List<Msg> usual = receive(q, "twin", slot, n, null);
+            assertEquals(payloads(usual), payloads(ahead));
+            assertEquals(usual.stream().map(Msg::msgId).toList(), ahead.stream().map(Msg::msgId).toList());
+
+            assertFalse(open(q, "c", slot, n, next), "not while the batch before it is open");
+            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+            assertTrue(open(q, "c", slot, n, next));
+            assertTrue(open(q, "c", slot, n, next), "a repeated open (its answer lost) finds it open");
+            assertEquals(ahead, receive(q, "c", slot, n, null), "the open batch is the one read ahead");
+            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+        }
+    }
+
+    @Test
+    void aReadAheadSpansTheTicksTheCatchUpWindowHolds() {
+        String q = queue(1, "c");
+        tickOf(q, "a", 2);
+        tickOf(q, "b", 2);
+        tickOf(q, "c", 2);
+        tickOf(q, "d", 5);
+        List<Msg> open = receive(q, "c", 0, 1, null);
+        Window next = window(q, "c", 0, 1, "w", open.get(0).batchId(), 4L);
+        assertEquals(List.of("b0", "b1", "c0", "c1"), payloads(read(q, "c", 0, 1, "w", next)),
+                "two ticks of two: as receive_partitioned with a window of 4 would take them");
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertTrue(open(q, "c", 0, 1, next));
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertEquals(List.of("d0", "d1", "d2", "d3", "d4"), payloads(receive(q, "c", 0, 1, 4L)));
+    }
+
+    @Test
+    void thereIsNothingToReadAheadOfWithoutANextTickOrForAnotherBatch() {
+        String q = queue(1, "c");
+        tickOf(q, "a", 2);
+        long batch = receive(q, "c", 0, 1, null).get(0).batchId();
+        assertNull(window(q, "c", 0, 1, "w", batch, null).batchId(), "no tick after the open batch yet");
+        tickOf(q, "b", 2);
+        assertNull(window(q, "c", 0, 1, "w", batch + 1_000, null).batchId(), "not the open batch");
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertNull(window(q, "c", 0, 1, "w", batch, null).batchId(), "no batch open any more");
+    }
+
+    @Test
+    void aSlotThatMovedOtherwiseDoesNotOpenWhatWasReadAhead() {
+        String q = queue(1, "c");
+        tickOf(q, "a", 2);
+        tickOf(q, "b", 2);
+        tickOf(q, "c", 2);
+        long batch = receive(q, "c", 0, 1, null).get(0).batchId();
+        Window next = window(q, "c", 0, 1, "w", batch, null);
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        List<Msg> usual = receive(q, "c", 0, 1, 1_000L);
+        assertEquals(List.of("b0", "b1", "c0", "c1"), payloads(usual), "received the usual way, with a window");
+        assertFalse(open(q, "c", 0, 1, next), "another batch is open");
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertFalse(open(q, "c", 0, 1, next), "the slot stands past where the read-ahead started");
+        assertTrue(receive(q, "c", 0, 1, null).isEmpty(), "nothing was opened");
+    }
+
+    @Test
+    void aReadAheadStopsAtTheSealOfAResize() {
+        String q = queue(2, "c");
+        tickOf(q, "a", 4);
+        List<Msg> open = receive(q, "c", 0, 2, null);
+        Db.one(ds, Long.class, "select pgque.begin_resize(?, ?, ?)", q, "c", 4);
+        tickOf(q, "b", 4);
+        long seal = Db.one(ds, Long.class, "select seal_tick from pgque.partition_consumer where queue_id = "
+                + "(select queue_id from pgque.queue where queue_name = ?) and co_name = 'c'", q);
+        Window next = window(q, "c", 0, 2, "w", open.get(0).batchId(), null);
+        assertTrue(next.batchId() == null || next.toTick() <= seal, "never past the seal, got " + next);
+        Pq.ack(ds, q, "c", 0, 2, "w");
+        long after = Db.one(ds, Long.class, "select max(tick_id) from pgque.tick where tick_queue = "
+                + "(select queue_id from pgque.queue where queue_name = ?)", q);
+        long from = Db.one(ds, Long.class, "select last_tick from pgque.partition_slot_status where queue_name = ? "
+                + "and consumer = 'c' and slot = 0 and n = 2", q);
+        assertTrue(after > seal);
+        assertFalse(open(q, "c", 0, 2, new Window(Db.one(ds, Long.class, "select nextval('pgque.batch_id_seq')"),
+                from, after)), "a batch past the seal is not opened");
+    }
+
+    @Test
+    void aTransactionThatCommitsLateIsReadAheadInTheWindowItBecameVisibleIn() throws SQLException {
+        String q = queue(1, "c");
+        tickOf(q, "a", 1);
+        long batch = receive(q, "c", 0, 1, null).get(0).batchId();
+        Window second;
+        try (Connection late = ds.getConnection()) {
+            late.setAutoCommit(false);
+            Pq.send(late, q, "t", "late", "late-key");
+            tickOf(q, "b", 1);
+            second = window(q, "c", 0, 1, "w", batch, null);
+            assertEquals(List.of("b0"), payloads(read(q, "c", 0, 1, "w", second)), "the open transaction is in no window yet");
+            late.commit();
+        }
+        tickOf(q, "c", 1);
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertTrue(open(q, "c", 0, 1, second));
+        assertEquals(List.of("b0"), payloads(receive(q, "c", 0, 1, null)), "the batch holds what was read ahead");
+        Window third = window(q, "c", 0, 1, "w", second.batchId(), null);
+        List<Msg> ahead = read(q, "c", 0, 1, "w", third);
+        assertEquals(List.of("late", "c0"), payloads(ahead), "the late event, in the window it became visible in");
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertTrue(open(q, "c", 0, 1, third));
+        assertEquals(ahead, receive(q, "c", 0, 1, null));
+    }
+
+    @Test
+    void theReadsAreFencedAndCheckTheirArguments() {
+        String q = queue(1, "c");
+        tickOf(q, "a", 1);
+        tickOf(q, "b", 1);
+        long batch = receive(q, "c", 0, 1, null).get(0).batchId();
+        Window next = window(q, "c", 0, 1, "w", batch, null);
+        Db.assertSqlState("PQ004", () -> window(q, "c", 0, 1, "intruder", batch, null));
+        Db.assertSqlState("PQ004", () -> read(q, "c", 0, 1, "intruder", next));
+        Db.assertSqlState("PQ004", () -> Db.one(ds, Boolean.class, OPEN, q, "c", 0, 1, "intruder",
+                next.batchId(), next.fromTick(), next.toTick()));
+        Db.assertSqlState("22023", () -> window(q, "c", 0, 1, "w", batch, 0L));
+        Db.assertSqlState("22023", () -> read(q, "c", 0, 1, "w",
+                new Window(next.batchId(), next.toTick(), next.fromTick())));
+    }
+
+    /**
+     * The reads lock nothing: while a read-ahead's transaction is still open (as a cursor's is
+     * while it is declared), the worker renews its lease and acks on another session without
+     * waiting.
+     */
+    @Test
+    void aReadAheadInProgressDoesNotHoldUpTheWorkersAcksAndRenewals() throws SQLException {
+        String q = queue(1, "c");
+        tickOf(q, "a", 2);
+        tickOf(q, "b", 2);
+        long batch = receive(q, "c", 0, 1, null).get(0).batchId();
+        try (Connection reading = ds.getConnection()) {
+            reading.setAutoCommit(false);
+            Window next = windowOf(Db.rows(reading, WINDOW, q, "c", 0, 1, "w", batch, null).get(0));
+            assertEquals(List.of("b0", "b1"), payloads(Pq.query(reading, READ, q, "c", 0, 1, "w",
+                    next.batchId(), next.fromTick(), next.toTick())));
+            Db.with(ds, c -> {
+                Db.exec(c, "set lock_timeout = '2s'");
+                assertNotNull(Pq.claim(c, q, "c", 0, "w", "30 seconds"), "renewed");
+                assertEquals(1, Pq.ack(c, q, "c", 0, 1, "w"), "acked");
+                assertEquals(Boolean.TRUE, Db.one(c, Boolean.class, OPEN, q, "c", 0, 1, "w",
+                        next.batchId(), next.fromTick(), next.toTick()), "opened");
+                return null;
+            });
+            reading.commit();
+        }
+    }
+}

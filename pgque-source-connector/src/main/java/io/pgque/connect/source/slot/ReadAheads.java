@@ -1,0 +1,102 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source.slot;
+
+import io.pgque.client.ReadAhead;
+import io.pgque.client.SlotConsumer;
+
+import javax.sql.DataSource;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Reading ahead for the slots of one poller (see {@link SlotPoller}): a thread that reads a slot's
+ * next batch while its current one streams, and the cursor connections that may take. Each slot
+ * keeps one cursor connection for the batch it streams; the read-aheads share what is left, so a
+ * batch is never kept from its cursor by batches read ahead for other slots. A read-ahead whose
+ * batch fitted its first page holds no connection.
+ */
+final class ReadAheads {
+
+    private final SlotConsumer consumer;
+    private final DataSource cursors;
+    private final int chunkSize;
+    private final Semaphore spare;
+    private final ExecutorService thread;
+
+    /**
+     * @param spareConnections cursor connections beyond one per slot; none: nothing is read ahead
+     *                         with a cursor (batches that fit a page still are)
+     */
+    ReadAheads(SlotConsumer consumer, DataSource cursors, int chunkSize, int spareConnections) {
+        this.consumer = consumer;
+        this.cursors = cursors;
+        this.chunkSize = chunkSize;
+        this.spare = new Semaphore(Math.max(spareConnections, 0));
+        this.thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "pgque-read-ahead-" + consumer.consumer());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts reading the batch after open batch {@code batchId} of {@code slot}; null when no connection is spare. */
+    CompletableFuture<Optional<ReadAhead>> start(int slot, long batchId) {
+        if (!spare.tryAcquire()) {
+            return null;
+        }
+        try {
+            return CompletableFuture.supplyAsync(() -> read(slot, batchId), thread);
+        } catch (RejectedExecutionException closing) {
+            spare.release();
+            return null;
+        }
+    }
+
+    private Optional<ReadAhead> read(int slot, long batchId) {
+        Optional<ReadAhead> read;
+        try {
+            read = consumer.readAhead(cursors, slot, batchId, chunkSize);
+        } catch (RuntimeException e) {
+            spare.release();
+            throw e;
+        }
+        if (read.isEmpty() || read.get().batch().rest() == null) {
+            spare.release();
+        }
+        return read;
+    }
+
+    /** The batch read ahead was opened: its cursor is now the slot's own, and no longer counts here. */
+    void opened(ReadAhead read) {
+        if (read.batch().rest() != null) {
+            spare.release();
+        }
+    }
+
+    /** Drops a batch read ahead that will not be opened (call once per read-ahead). */
+    void discard(ReadAhead read) {
+        if (read.batch().rest() != null) {
+            read.discard();
+            spare.release();
+        }
+    }
+
+    /** Drops a read-ahead, now or once it is done. */
+    void discard(CompletableFuture<Optional<ReadAhead>> pending) {
+        if (pending != null) {
+            pending.thenAccept(read -> read.ifPresent(this::discard));
+        }
+    }
+
+    /** Stops the thread; a read-ahead still running finishes and is dropped by whoever holds it. */
+    void close() {
+        thread.shutdown();
+    }
+}
