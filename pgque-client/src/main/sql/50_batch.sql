@@ -240,7 +240,7 @@ $$;
 -- given ev_id, at most i_limit of them, and optionally only those of one hash slot (i_slot of
 -- i_n); as text, the window's bounds written in as literals, for the caller to run with RETURN
 -- QUERY EXECUTE. Its rows are the event rows (batch_event_rows' columns), or with
--- i_message_batch the messages of that batch. Callers run it themselves rather than through a
+-- i_message_batch the messages of that batch, followed by the values i_also as bigint columns. Callers run it themselves rather than through a
 -- set-returning function because each such layer copies every row of the page once more.
 --
 -- An event belongs to the window (earlier snapshot S1, later snapshot S2) when its transaction
@@ -249,7 +249,8 @@ $$;
 -- xmax(S2), plus the transactions still in progress at S1. Which events those are is fixed once
 -- the later tick exists, whoever reads them and whenever.
 CREATE OR REPLACE FUNCTION pgque.window_scan_sql(i_queue pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
-    i_snap2 pg_snapshot, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_message_batch bigint)
+    i_snap2 pg_snapshot, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_message_batch bigint,
+    i_also bigint[] DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -281,6 +282,8 @@ BEGIN
         v_columns := format('e.ev_id, %s::bigint, e.ev_type, e.ev_data, e.ev_retry, e.ev_time, '
                             'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4', i_message_batch);
     END IF;
+    -- Constant columns after those (e.g. the ticks of a batch read ahead).
+    v_columns := v_columns || coalesce((SELECT string_agg(format(', %s::bigint', a), '') FROM unnest(i_also) a), '');
     v_filter := format(
         '((e.ev_txid >= %L::xid8 AND e.ev_txid < %L::xid8) OR e.ev_txid = ANY (%L::xid8[]))
             AND pg_visible_in_snapshot(e.ev_txid, %L::pg_snapshot)

@@ -451,16 +451,31 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_window(i_queue text, i_consumer text
     OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    s pgque.subscription;
+    s pgque.subscription := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
+    w record := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
+BEGIN
+    IF w.to_tick IS NOT NULL THEN
+        batch_id := nextval('pgque.batch_id_seq');
+        from_tick := w.from_tick;
+        to_tick := w.to_tick;
+    END IF;
+END
+$$;
+
+-- Internal: the ticks of the batch after s's open batch i_batch_id (see read_ahead_window);
+-- NULLs when there is none.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_ticks(s pgque.subscription, i_consumer text, i_batch_id bigint,
+    i_window_events bigint, OUT from_tick bigint, OUT to_tick bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
     v_last pgque.tick;
     v_next pgque.tick;
     v_cap bigint;
 BEGIN
     IF i_window_events < 1 THEN
-        RAISE EXCEPTION 'pgque.read_ahead_window: window_events must be >= 1 or NULL, got %', i_window_events
+        RAISE EXCEPTION 'pgque read-ahead: window_events must be >= 1 or NULL, got %', i_window_events
             USING ERRCODE = '22023';
     END IF;
-    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
     IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
         RETURN; -- not the open batch (any more): nothing to read ahead of
     END IF;
@@ -473,9 +488,39 @@ BEGIN
     IF i_window_events IS NOT NULL THEN
         v_next := pgque.find_window_tick(v_last, v_next, i_window_events, v_cap, NULL);
     END IF;
-    batch_id := nextval('pgque.batch_id_seq');
     from_tick := v_last.tick_id;
     to_tick := v_next.tick_id;
+END
+$$;
+
+-- read_ahead_window and the first i_max events of that batch in one call, for a batch expected
+-- to fit one page: the messages of the batch, each row with the batch's ticks (for
+-- open_read_ahead_partitioned). No row when there is nothing to read ahead, or the batch holds no
+-- event of the slot. The rest of a batch larger than the page is read once it is open
+-- (read_batch_partitioned).
+CREATE OR REPLACE FUNCTION pgque.read_ahead_page(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_window_events bigint, i_max int)
+RETURNS TABLE (msg_id bigint, batch_id bigint, type text, payload text, retry_count int4, created_at timestamptz,
+               extra1 text, extra2 text, extra3 text, extra4 text, from_tick bigint, to_tick bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+    w record;
+    q pgque.queue;
+BEGIN
+    IF i_max IS NULL OR i_max < 1 THEN
+        RAISE EXCEPTION 'pgque.read_ahead_page: max must be >= 1, got %', i_max USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
+    w := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
+    IF w.to_tick IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
+    RETURN QUERY EXECUTE pgque.window_scan_sql(q, s.sub_id,
+        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick),
+        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick),
+        NULL, i_max, i_slot, i_n, nextval('pgque.batch_id_seq'), ARRAY[w.from_tick, w.to_tick]);
 END
 $$;
 

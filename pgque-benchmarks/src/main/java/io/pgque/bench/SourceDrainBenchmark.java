@@ -50,15 +50,18 @@ final class SourceDrainBenchmark {
     private enum Kind { PLAIN, ENGINE, CONNECTOR }
 
     /**
-     * One way to move the backlog into Kafka. {@code oneTickPerBatch}: the connector with
-     * {@code pgque.batch.catchup.max.events=0}, to price the catch-up windows in the same run.
+     * One way to move the backlog into Kafka. {@code settings}: connector settings beyond the
+     * defaults, to price a feature in the same run (the catch-up windows, read-ahead).
      */
     private record Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce,
-                         boolean oneTickPerBatch) {
+                         Map<String, String> settings) {
         Route(String id, String label, Kind kind, int slots, int tasks, boolean exactlyOnce) {
-            this(id, label, kind, slots, tasks, exactlyOnce, false);
+            this(id, label, kind, slots, tasks, exactlyOnce, Map.of());
         }
     }
+
+    private static final Map<String, String> ONE_TICK_PER_BATCH = Map.of("pgque.batch.catchup.max.events", "0");
+    private static final Map<String, String> NO_READ_AHEAD = Map.of("pgque.batch.read.ahead", "false");
 
     private static final List<Route> ROUTES = List.of(
             new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
@@ -67,8 +70,16 @@ final class SourceDrainBenchmark {
             new Route("c4x2", "connector, 4 slots, 2 tasks, at_least_once", Kind.CONNECTOR, 4, 2, false),
             new Route("c4x2eos", "connector, 4 slots, 2 tasks, exactly_once", Kind.CONNECTOR, 4, 2, true),
             new Route("c4x4", "connector, 4 slots, 4 tasks, at_least_once", Kind.CONNECTOR, 4, 4, false),
-            new Route("c1x1t", "connector, 1 slot, 1 task, one tick per batch", Kind.CONNECTOR, 1, 1, false, true),
-            new Route("c4x2t", "connector, 4 slots, 2 tasks, one tick per batch", Kind.CONNECTOR, 4, 2, false, true));
+            new Route("c1x1t", "connector, 1 slot, 1 task, one tick per batch", Kind.CONNECTOR, 1, 1, false,
+                    ONE_TICK_PER_BATCH),
+            new Route("c4x2t", "connector, 4 slots, 2 tasks, one tick per batch", Kind.CONNECTOR, 4, 2, false,
+                    ONE_TICK_PER_BATCH),
+            new Route("c1x1n", "connector, 1 slot, 1 task, no read-ahead", Kind.CONNECTOR, 1, 1, false,
+                    NO_READ_AHEAD),
+            new Route("c4x2n", "connector, 4 slots, 2 tasks, no read-ahead", Kind.CONNECTOR, 4, 2, false,
+                    NO_READ_AHEAD),
+            new Route("c4x2eosn", "connector, 4 slots, 2 tasks, exactly_once, no read-ahead", Kind.CONNECTOR, 4, 2,
+                    true, NO_READ_AHEAD));
 
     private final BenchServer server;
     private final List<Route> routes;
@@ -201,9 +212,7 @@ final class SourceDrainBenchmark {
                                         String topic, int events) throws Exception {
         Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, r.id(), topic, "ordered", r.tasks());
         config.put("pgque.slots", Integer.toString(r.slots()));
-        if (r.oneTickPerBatch()) {
-            config.put("pgque.batch.catchup.max.events", "0");
-        }
+        config.putAll(r.settings());
         if (r.exactlyOnce()) {
             config.put("pgque.delivery.guarantee", "exactly_once");
             config.put("exactly.once.support", "required");

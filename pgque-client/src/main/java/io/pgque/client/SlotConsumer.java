@@ -48,6 +48,8 @@ public final class SlotConsumer {
             + "from pgque.read_ahead_window(?, ?, ?, ?, ?, ?, ?::bigint)";
     private static final String READ_AHEAD = "select " + Rows.MESSAGE_COLUMNS
             + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
+    private static final String READ_AHEAD_PAGE = "select " + Rows.MESSAGE_COLUMNS + ", m.from_tick, m.to_tick "
+            + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
     private static final String OPEN_READ_AHEAD = "select pgque.open_read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String HAS_READ_AHEAD = "select to_regprocedure("
             + "'pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)') is not null";
@@ -385,6 +387,24 @@ public final class SlotConsumer {
         boolean more = !cursor.exhausted();
         OpenedBatch batch = new OpenedBatch(new BatchPage(window[0], page, more), more ? cursor : null);
         return Optional.of(new ReadAhead(window[1], window[2], batch));
+    }
+
+    /**
+     * {@link #readAhead} for a batch expected to fit one page, in one round trip and without a
+     * cursor: the first at most {@code max} events of the batch that will follow open batch
+     * {@code batchId}. When the batch has more, the page is {@linkplain BatchPage#full() full} and
+     * comes without a cursor: the rest is read once the batch is open ({@link #openRest}).
+     */
+    public Optional<ReadAhead> readAheadPage(int slot, long batchId, int max) {
+        WholeBatch.checkPageSize(max);
+        long[] ticks = new long[2];
+        List<Message> read = db.run(what("read ahead of batch " + batchId + " on slot " + slot), c ->
+                engineHasReadAhead(c) ? Sql.list(c, READ_AHEAD_PAGE, rs -> {
+                    ticks[0] = rs.getLong(11);
+                    ticks[1] = rs.getLong(12);
+                    return Rows.message(rs);
+                }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max)) : List.of());
+        return BatchPage.of(read, max).map(page -> new ReadAhead(ticks[0], ticks[1], new OpenedBatch(page, null)));
     }
 
     /**

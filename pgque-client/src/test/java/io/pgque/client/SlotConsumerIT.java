@@ -265,6 +265,35 @@ class SlotConsumerIT {
         w.ack(0);
     }
 
+    /**
+     * Reading ahead in one query, for a batch expected to fit a page: a batch larger than the
+     * page comes as a full first page without a cursor, and its rest is read once it is open.
+     */
+    @Test
+    void aBatchReadAheadAsAPageIsOpenedAndItsRestReadOnceOpen() {
+        String q = queue("q_read_ahead_page");
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        for (String round : List.of("a", "b")) {
+            for (int i = 0; i < 3; i++) {
+                send(q, "tenant-a", round + i);
+            }
+            tick(pq, q);
+        }
+        w.claim(0, TTL).orElseThrow();
+        BatchPage open = w.receivePage(0, 10).orElseThrow();
+        ReadAhead ahead = w.readAheadPage(0, open.batchId(), 2).orElseThrow();
+        assertEquals(List.of("b0", "b1"), ahead.batch().first().messages().stream().map(Message::payload).toList());
+        assertTrue(ahead.batch().first().full());
+        assertNull(ahead.batch().rest(), "no cursor: the rest is read once the batch is open");
+        assertTrue(w.ackAndOpen(0, open.batchId(), ahead));
+        try (BatchCursor rest = w.openRest(ds, 0, ahead.batchId(), ahead.batch().first().lastMsgId())) {
+            assertEquals(List.of("b2"), rest.next(10).stream().map(Message::payload).toList());
+        }
+        assertTrue(w.readAheadPage(0, ahead.batchId(), 10).isEmpty(), "no tick follows it yet");
+        w.ack(0);
+    }
+
     @Test
     void ackAndReceiveFinishesTheBatchAndOpensTheNextInOneStep() {
         String q = queue("q_ack_receive");

@@ -39,6 +39,8 @@ class ReadAheadIT {
             + "?::text, ?::int, ?::int, ?::text, ?::bigint, ?::bigint)";
     private static final String READ = "select * from pgque.read_ahead_partitioned(?::text, ?::text, ?::int, ?::int, "
             + "?::text, ?::bigint, ?::bigint, ?::bigint)";
+    private static final String PAGE = "select * from pgque.read_ahead_page(?::text, ?::text, ?::int, ?::int, "
+            + "?::text, ?::bigint, ?::bigint, ?::int)";
     private static final String OPEN = "select pgque.open_read_ahead_partitioned(?::text, ?::text, ?::int, ?::int, "
             + "?::text, ?::bigint, ?::bigint, ?::bigint)";
 
@@ -131,6 +133,34 @@ class ReadAheadIT {
             assertEquals(ahead, receive(q, "c", slot, n, null), "the open batch is the one read ahead");
             assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
         }
+    }
+
+    /** The one-call form: the first events of the batch, each row with the batch's ticks. */
+    @Test
+    void aReadAheadPageIsTheFirstEventsOfTheNextBatchWithItsTicks() {
+        String q = queue(1, "c");
+        tickOf(q, "a", 3);
+        tickOf(q, "b", 3);
+        tickOf(q, "c", 3);
+        long open = receive(q, "c", 0, 1, null).get(0).batchId();
+        Window next = window(q, "c", 0, 1, "w", open, 4L);
+        List<Map<String, Object>> page = Db.rows(ds, PAGE, q, "c", 0, 1, "w", open, 4L, 2);
+        assertEquals(List.of("b0", "b1"), page.stream().map(r -> (String) r.get("payload")).toList(),
+                "the first two of the next batch; a window of 4 holds one tick of 3");
+        Window read = new Window((Long) page.get(0).get("batch_id"), (Long) page.get(0).get("from_tick"),
+                (Long) page.get(0).get("to_tick"));
+        assertEquals(next.fromTick(), read.fromTick());
+        assertEquals(next.toTick(), read.toTick());
+        assertTrue(page.stream().allMatch(r -> read.batchId().equals(r.get("batch_id"))));
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        assertTrue(open(q, "c", 0, 1, read));
+        List<Msg> opened = receive(q, "c", 0, 1, null);
+        assertEquals(List.of("b0", "b1", "b2"), payloads(opened));
+        assertEquals(read.batchId(), opened.get(0).batchId());
+        assertEquals(List.of("c0", "c1", "c2"), Db.rows(ds, PAGE, q, "c", 0, 1, "w", opened.get(0).batchId(), null, 10)
+                .stream().map(r -> (String) r.get("payload")).toList(), "tick c, read ahead of the open batch");
+        Pq.ack(ds, q, "c", 0, 1, "w");
+        Db.assertSqlState("22023", () -> Db.rows(ds, PAGE, q, "c", 0, 1, "w", open, null, 0));
     }
 
     @Test

@@ -19,8 +19,8 @@ import java.util.concurrent.Semaphore;
  * Reading ahead for the slots of one poller (see {@link SlotPoller}): a thread that reads a slot's
  * next batch while its current one streams, and the cursor connections that may take. Each slot
  * keeps one cursor connection for the batch it streams; the read-aheads share what is left, so a
- * batch is never kept from its cursor by batches read ahead for other slots. A read-ahead whose
- * batch fitted its first page holds no connection.
+ * batch is never kept from its cursor by batches read ahead for other slots. A batch expected to
+ * fit one chunk is read ahead without a cursor and holds no connection.
  */
 final class ReadAheads {
 
@@ -46,20 +46,28 @@ final class ReadAheads {
         });
     }
 
-    /** Starts reading the batch after open batch {@code batchId} of {@code slot}; null when no connection is spare. */
-    CompletableFuture<Optional<ReadAhead>> start(int slot, long batchId) {
-        if (!spare.tryAcquire()) {
+    /**
+     * Starts reading the batch after open batch {@code batchId} of {@code slot}: whole into a
+     * cursor when it is expected to be larger than a chunk ({@code large}; one scan of its window,
+     * a spare connection held until it is opened), else its first chunk in one query, holding no
+     * connection. Null when a cursor is wanted and no connection is spare.
+     */
+    CompletableFuture<Optional<ReadAhead>> start(int slot, long batchId, boolean large) {
+        if (large && !spare.tryAcquire()) {
             return null;
         }
         try {
-            return CompletableFuture.supplyAsync(() -> read(slot, batchId), thread);
+            return CompletableFuture.supplyAsync(() -> large ? readWhole(slot, batchId)
+                    : consumer.readAheadPage(slot, batchId, chunkSize), thread);
         } catch (RejectedExecutionException closing) {
-            spare.release();
+            if (large) {
+                spare.release();
+            }
             return null;
         }
     }
 
-    private Optional<ReadAhead> read(int slot, long batchId) {
+    private Optional<ReadAhead> readWhole(int slot, long batchId) {
         Optional<ReadAhead> read;
         try {
             read = consumer.readAhead(cursors, slot, batchId, chunkSize);

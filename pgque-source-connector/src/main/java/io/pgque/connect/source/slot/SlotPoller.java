@@ -400,7 +400,8 @@ public final class SlotPoller {
         if (readAheads == null) {
             return;
         }
-        CompletableFuture<Optional<ReadAhead>> next = readAheads.start(slot.slot(), batch.batchId());
+        // A slot whose batch is larger than a chunk is behind: its next batch is likely large too.
+        CompletableFuture<Optional<ReadAhead>> next = readAheads.start(slot.slot(), batch.batchId(), slot.behind());
         if (next != null) {
             batch.readingAhead(next, System.nanoTime());
             next.whenComplete((read, failure) -> loop.wake(batch));
