@@ -70,7 +70,7 @@ public final class SourceConfigDef {
     public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
     public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
-    public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 500L;
+    public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 2_500L;
     public static final boolean BATCH_READ_AHEAD_DEFAULT = true;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
     public static final long TICKER_INTERVAL_MS_DEFAULT = 100L;
