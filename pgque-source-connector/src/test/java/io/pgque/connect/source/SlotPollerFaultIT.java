@@ -136,6 +136,8 @@ class SlotPollerFaultIT {
         Run run = new Run(true);
         run.faulty.arm(step, when, nth);
         run.driveToTheEnd(Duration.ZERO, reported);
+        // Each slot's first batch is received; its next two are read ahead, one fault or not.
+        assertTrue(run.readAheadOpens.get() >= 1, "batches were opened as read ahead: " + run.readAheadOpens);
     }
 
     /**
@@ -193,6 +195,7 @@ class SlotPollerFaultIT {
         final SlotPoller poller;
         final List<SourceRecord> delivered = new ArrayList<>();
         final List<Held> held = new ArrayList<>();
+        final AtomicInteger readAheadOpens = new AtomicInteger();
         int failures;
 
         Run(boolean readAhead) {
@@ -203,7 +206,12 @@ class SlotPollerFaultIT {
             for (int round = 0; round < ROUNDS; round++) {
                 sendRound(pg, queue, keys, round * 5);
             }
-            poller = poller(faulty, queue, consumer, readAhead);
+            poller = poller(faulty, queue, consumer, readAhead, new SlotEvents() {
+                @Override
+                public void batchReadAhead(int slot) {
+                    readAheadOpens.incrementAndGet();
+                }
+            });
         }
 
         /**
@@ -255,13 +263,14 @@ class SlotPollerFaultIT {
         }
     }
 
-    private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer, boolean readAhead) {
+    private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer, boolean readAhead,
+                                     SlotEvents events) {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
         SourceConfig config = new SourceConfig(props);
         RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
-                records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), SlotEvents.NONE,
+                records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), events,
                 DeliveredPositions.NONE, BatchBoundary.NONE, readAhead ? 2 : -1);
     }
 

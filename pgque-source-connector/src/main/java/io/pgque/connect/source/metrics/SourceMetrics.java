@@ -34,6 +34,7 @@ public final class SourceMetrics implements SlotEvents {
     private final LongAdder leasesAcquired = new LongAdder();
     private final LongAdder leasesLost = new LongAdder();
     private final LongAdder batchesSkipped = new LongAdder();
+    private final LongAdder batchesReadAhead = new LongAdder();
     private final LongAdder eventsDeadLettered = new LongAdder();
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
@@ -44,6 +45,7 @@ public final class SourceMetrics implements SlotEvents {
     private final Sensor acquiredSensor;
     private final Sensor lostSensor;
     private final Sensor skippedSensor;
+    private final Sensor readAheadSensor;
     private final Sensor deadLetteredSensor;
 
     /** @param plugin Connect's plugin metrics, or null where there are none (unit tests) */
@@ -53,7 +55,8 @@ public final class SourceMetrics implements SlotEvents {
             samples.put(slot, SlotSample.UNKNOWN);
         }
         if (plugin == null) {
-            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = deadLetteredSensor = null;
+            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = readAheadSensor = null;
+            deadLetteredSensor = null;
             return;
         }
         recordsSensor = sensor("pgque-records");
@@ -71,6 +74,9 @@ public final class SourceMetrics implements SlotEvents {
         skippedSensor = sensor("pgque-batches-skipped");
         skippedSensor.add(name("batches-skipped-total", "Batches found already in Kafka after a claim "
                 + "(exactly-once) and acked without being sent again"), new CumulativeSum());
+        readAheadSensor = sensor("pgque-batches-read-ahead");
+        readAheadSensor.add(name("batches-read-ahead-total", "Batches read while the slot's previous batch was on "
+                + "its way to Kafka, and opened as read"), new CumulativeSum());
         deadLetteredSensor = sensor("pgque-events-dead-lettered");
         deadLetteredSensor.add(name("events-dead-lettered-total", "Events moved to the queue's dead letters "
                 + "because their payload could not be converted (errors.tolerance=all)"), new CumulativeSum());
@@ -111,6 +117,12 @@ public final class SourceMetrics implements SlotEvents {
     public void batchSkipped(int slot, int events) {
         batchesSkipped.increment();
         record(skippedSensor, 1);
+    }
+
+    @Override
+    public void batchReadAhead(int slot) {
+        batchesReadAhead.increment();
+        record(readAheadSensor, 1);
     }
 
     /** An event was moved to the dead letters as unreadable; called on the poll thread. */
@@ -155,6 +167,10 @@ public final class SourceMetrics implements SlotEvents {
 
     public long batchesSkipped() {
         return batchesSkipped.sum();
+    }
+
+    public long batchesReadAhead() {
+        return batchesReadAhead.sum();
     }
 
     public long eventsDeadLettered() {

@@ -4,43 +4,36 @@
  */
 package io.pgque.connect.source.slot;
 
-/** What the lease loop reports as it goes; the metrics listen. Called on the poll thread. */
+/**
+ * What the lease loop reports as it goes; the metrics listen. Called on the poll thread. Every
+ * method does nothing unless overridden.
+ */
 public interface SlotEvents {
 
     /** A claim took the slot (a takeover: the epoch went up). */
-    void leaseAcquired(int slot, long epoch);
+    default void leaseAcquired(int slot, long epoch) {
+    }
 
     /** The task found it no longer holds the slot (fenced, or the lease ran out and was taken). */
-    void leaseLost(int slot);
+    default void leaseLost(int slot) {
+    }
 
     /** Records of a batch (a chunk of it, at most {@code pgque.batch.max.events}) were handed to Connect. */
-    void batchEmitted(int slot, int records);
+    default void batchEmitted(int slot, int records) {
+    }
 
     /** A batch was acked in PostgreSQL after Kafka had every record of it; {@code records} counts its events. */
-    void batchAcked(int slot, int records);
+    default void batchAcked(int slot, int records) {
+    }
 
     /** A batch was found whole in Kafka after a claim (exactly-once) and is acked without being sent again. */
-    void batchSkipped(int slot, int events);
+    default void batchSkipped(int slot, int events) {
+    }
+
+    /** A batch read ahead while the one before it streamed was opened as read (see {@link SlotPoller}). */
+    default void batchReadAhead(int slot) {
+    }
 
     SlotEvents NONE = new SlotEvents() {
-        @Override
-        public void leaseAcquired(int slot, long epoch) {
-        }
-
-        @Override
-        public void leaseLost(int slot) {
-        }
-
-        @Override
-        public void batchEmitted(int slot, int records) {
-        }
-
-        @Override
-        public void batchAcked(int slot, int records) {
-        }
-
-        @Override
-        public void batchSkipped(int slot, int events) {
-        }
     };
 }

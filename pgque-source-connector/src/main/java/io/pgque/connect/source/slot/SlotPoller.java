@@ -456,6 +456,7 @@ public final class SlotPoller {
             return receive(slot);
         }
         readAheads.opened(ahead);
+        events.batchReadAhead(slot.slot());
         return emit(slot, Optional.of(ahead.batch()), System.nanoTime());
     }
 
