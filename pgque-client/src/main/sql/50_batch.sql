@@ -152,6 +152,27 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_tem
         i_first)
 $$;
 
+-- Internal: the tick that ends the next batch after cursor tick i_last (find_next_tick), NULL
+-- when there is none yet or it lies past i_cap (a resize's seal: then none before it qualifies
+-- either); with i_window_events as many ticks as that window holds (find_window_tick). Opening a
+-- batch and reading one ahead choose its end here, so a batch read ahead ends where it will.
+CREATE OR REPLACE FUNCTION pgque.next_batch_end(i_last pgque.tick, i_min_lag interval, i_min_count int4,
+    i_min_interval interval, i_cap bigint, i_window_events bigint)
+RETURNS pgque.tick
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_next pgque.tick := pgque.find_next_tick(i_last, i_min_lag, i_min_count, i_min_interval);
+BEGIN
+    IF v_next.tick_id IS NULL OR v_next.tick_id > i_cap THEN
+        RETURN NULL;
+    END IF;
+    IF i_window_events IS NOT NULL THEN
+        RETURN pgque.find_window_tick(i_last, v_next, i_window_events, i_cap, i_min_lag);
+    END IF;
+    RETURN v_next;
+END
+$$;
+
 -- Internal: next_batch_custom, and with i_window_events a batch over as many ticks as the
 -- window holds (find_window_tick) when the consumer is behind by more than one.
 CREATE OR REPLACE FUNCTION pgque.open_batch(i_queue_name text, i_consumer_name text,
@@ -186,17 +207,13 @@ BEGIN
         SELECT * INTO v_next FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_next_tick;
         batch_id := s.sub_batch;
     ELSE
-        v_next := pgque.find_next_tick(v_last, i_min_lag, i_min_count, i_min_interval);
-        -- A slot of a consumer being resized opens no batch past the seal tick (56_resize.sql);
-        -- the first qualifying tick lying past it means none before it qualifies.
+        -- A slot of a consumer being resized opens no batch past the seal tick (56_resize.sql).
         IF position('#' IN i_consumer_name) > 0 THEN
             v_cap := pgque.resize_tick_cap(q.queue_id, i_consumer_name);
         END IF;
-        IF v_next.tick_id IS NULL OR v_next.tick_id > v_cap THEN
+        v_next := pgque.next_batch_end(v_last, i_min_lag, i_min_count, i_min_interval, v_cap, i_window_events);
+        IF v_next.tick_id IS NULL THEN
             RETURN;
-        END IF;
-        IF i_window_events IS NOT NULL THEN
-            v_next := pgque.find_window_tick(v_last, v_next, i_window_events, v_cap, i_min_lag);
         END IF;
         batch_id := nextval('pgque.batch_id_seq');
         UPDATE pgque.subscription

@@ -470,7 +470,6 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg
 DECLARE
     v_last pgque.tick;
     v_next pgque.tick;
-    v_cap bigint;
 BEGIN
     IF i_window_events < 1 THEN
         RAISE EXCEPTION 'pgque read-ahead: window_events must be >= 1 or NULL, got %', i_window_events
@@ -480,13 +479,10 @@ BEGIN
         RETURN; -- not the open batch (any more): nothing to read ahead of
     END IF;
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = s.sub_next_tick;
-    v_next := pgque.find_next_tick(v_last, NULL, NULL, NULL);
-    v_cap := pgque.resize_tick_cap(s.sub_queue, i_consumer);
-    IF v_next.tick_id IS NULL OR v_next.tick_id > v_cap THEN
+    v_next := pgque.next_batch_end(v_last, NULL, NULL, NULL, pgque.resize_tick_cap(s.sub_queue, i_consumer),
+                                   i_window_events);
+    IF v_next.tick_id IS NULL THEN
         RETURN;
-    END IF;
-    IF i_window_events IS NOT NULL THEN
-        v_next := pgque.find_window_tick(v_last, v_next, i_window_events, v_cap, NULL);
     END IF;
     from_tick := v_last.tick_id;
     to_tick := v_next.tick_id;

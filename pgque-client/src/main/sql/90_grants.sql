@@ -169,6 +169,7 @@ REVOKE ALL ON FUNCTION
     pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
     pgque.find_next_tick(pgque.tick, interval, int4, interval),
     pgque.find_window_tick(pgque.tick, pgque.tick, bigint, bigint, interval),
+    pgque.next_batch_end(pgque.tick, interval, int4, interval, bigint, bigint),
     pgque.open_batch(text, text, interval, int4, interval, bigint),
     pgque.coop_role(int4, text),
     pgque.coop_has_members(pgque.subscription),

@@ -329,6 +329,14 @@ public final class SlotConsumer {
                         queue, consumer, slot, n, workerId, WholeBatch.ALL, windowEvents)
                 : BatchCursor.declare(connections, BatchCursor.UNKNOWN, what, ack, RECEIVE,
                         queue, consumer, slot, n, workerId, WholeBatch.ALL);
+        return firstPageOf(cursor, max);
+    }
+
+    /**
+     * A batch read into {@code cursor}, as its first at most {@code max} events and the cursor
+     * over the rest (closed when the page is all of it); empty when the cursor holds nothing.
+     */
+    private static Optional<OpenedBatch> firstPageOf(BatchCursor cursor, int max) {
         List<Message> page;
         try {
             page = cursor.next(max);
@@ -374,19 +382,7 @@ public final class SlotConsumer {
         }
         BatchCursor cursor = BatchCursor.declare(connections, window[0], what, null, READ_AHEAD,
                 queue, consumer, slot, n, workerId, window[0], window[1], window[2]);
-        List<Message> page;
-        try {
-            page = cursor.next(max);
-        } catch (RuntimeException e) {
-            cursor.close();
-            throw e;
-        }
-        if (page.isEmpty()) {
-            return Optional.empty();
-        }
-        boolean more = !cursor.exhausted();
-        OpenedBatch batch = new OpenedBatch(new BatchPage(window[0], page, more), more ? cursor : null);
-        return Optional.of(new ReadAhead(window[1], window[2], batch));
+        return firstPageOf(cursor, max).map(batch -> new ReadAhead(window[1], window[2], batch));
     }
 
     /**

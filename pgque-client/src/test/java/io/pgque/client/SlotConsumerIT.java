@@ -107,6 +107,22 @@ class SlotConsumerIT {
         return w;
     }
 
+    /** Two ticks, each with a0..a2 (then b0..b2) on slot 0 and one event on slot 1; slot 0 claimed by w. */
+    private static SlotConsumer slot0InTwoTicks(String q) {
+        queue(q);
+        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
+        w.subscribe();
+        for (String round : List.of("a", "b")) {
+            for (int i = 0; i < 3; i++) {
+                send(q, "tenant-a", round + i);
+            }
+            send(q, "tenant-b", round + "-other-slot");
+            tick(pq, q);
+        }
+        w.claim(0, TTL).orElseThrow();
+        return w;
+    }
+
     @Test
     void slotBatchLargerThanThePageIsReadWhole() {
         SlotConsumer w = slot0AfterTenantRound("q_slot_pages");
@@ -232,17 +248,8 @@ class SlotConsumerIT {
      */
     @Test
     void theNextBatchReadAheadIsOpenedAsReadOnceTheOpenOneIsAcked() {
-        String q = queue("q_read_ahead");
-        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
-        w.subscribe();
-        for (String round : List.of("a", "b")) {
-            for (int i = 0; i < 3; i++) {
-                send(q, "tenant-a", round + i);
-            }
-            send(q, "tenant-b", round + "-other-slot");
-            tick(pq, q);
-        }
-        w.claim(0, TTL).orElseThrow();
+        String q = "q_read_ahead";
+        SlotConsumer w = slot0InTwoTicks(q);
         BatchPage open = w.receivePage(0, 10).orElseThrow();
         assertEquals(List.of("a0", "a1", "a2"), open.messages().stream().map(Message::payload).toList());
 
@@ -271,16 +278,7 @@ class SlotConsumerIT {
      */
     @Test
     void aBatchReadAheadAsAPageIsOpenedAndItsRestReadOnceOpen() {
-        String q = queue("q_read_ahead_page");
-        SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
-        w.subscribe();
-        for (String round : List.of("a", "b")) {
-            for (int i = 0; i < 3; i++) {
-                send(q, "tenant-a", round + i);
-            }
-            tick(pq, q);
-        }
-        w.claim(0, TTL).orElseThrow();
+        SlotConsumer w = slot0InTwoTicks("q_read_ahead_page");
         BatchPage open = w.receivePage(0, 10).orElseThrow();
         ReadAhead ahead = w.readAheadPage(0, open.batchId(), 2).orElseThrow();
         assertEquals(List.of("b0", "b1"), ahead.batch().first().messages().stream().map(Message::payload).toList());
