@@ -154,7 +154,7 @@ final class DemoRun implements AutoCloseable {
     /** The report goes out without the split when the database cannot say when events were written. */
     private Optional<Stages> stages() {
         try {
-            return verifier.deliveries().stages(pipeline.queueTimes()::enqueuedMicros);
+            return verifier.deliveries().stages(pipeline.queueTimes()::queuedAt);
         } catch (RuntimeException e) {
             LOG.debug("cannot split the latency at the queue", e);
             return Optional.empty();

@@ -4,6 +4,7 @@
  */
 package io.pgque.quickstart.demo;
 
+import io.pgque.quickstart.report.QueuedAt;
 import io.pgque.quickstart.report.Stages;
 
 import java.util.Arrays;
@@ -48,27 +49,35 @@ public final class Deliveries {
     }
 
     /**
-     * The latency on each side of the queue: send to the sink's write (the time PostgreSQL gave
-     * the event), and from there to the read on the output topic.
+     * The latency by stage: send to the sink's write (the time PostgreSQL gave the event), from
+     * there to the tick that made it readable, and from that tick to the read on the output topic.
      *
-     * @param enqueuedMicros event id to the time it was written into the queue, for the ids asked
+     * @param queuedAt event id to the times the database gives it, for the ids asked
      * @return empty when no delivery could be matched with its write
      */
-    public Optional<Stages> stages(Function<long[], Map<Long, Long>> enqueuedMicros) {
-        Map<Long, Long> enqueued = enqueuedMicros.apply(ids());
+    public Optional<Stages> stages(Function<long[], Map<Long, QueuedAt>> queuedAt) {
+        Map<Long, QueuedAt> queued = queuedAt.apply(ids());
         Latencies intoQueue = new Latencies();
-        Latencies outOfQueue = new Latencies();
+        Latencies waitForTick = new Latencies();
+        Latencies tickToOutput = new Latencies();
         for (int i = 0; i < size; i++) {
-            Long at = enqueued.get(ids[i]);
-            if (at != null) {
-                intoQueue.add(Math.max(0, at - sentMicros[i]));
-                outOfQueue.add(Math.max(0, receivedMicros[i] - at));
+            QueuedAt at = queued.get(ids[i]);
+            if (at == null) {
+                continue;
+            }
+            intoQueue.add(Math.max(0, at.writtenMicros() - sentMicros[i]));
+            if (at.tickedMicros() >= 0) {
+                waitForTick.add(Math.max(0, at.tickedMicros() - at.writtenMicros()));
+                tickToOutput.add(Math.max(0, receivedMicros[i] - at.tickedMicros()));
             }
         }
         if (intoQueue.count() == 0) {
             return Optional.empty();
         }
-        return Optional.of(new Stages(intoQueue.percentile(50).orElseThrow(), intoQueue.percentile(99).orElseThrow(),
-                outOfQueue.percentile(50).orElseThrow(), outOfQueue.percentile(99).orElseThrow()));
+        return Optional.of(new Stages(part(intoQueue), part(waitForTick), part(tickToOutput)));
+    }
+
+    private static Stages.Part part(Latencies l) {
+        return new Stages.Part(l.percentile(50).orElse(-1), l.percentile(99).orElse(-1));
     }
 }

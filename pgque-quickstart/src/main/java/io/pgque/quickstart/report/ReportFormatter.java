@@ -6,6 +6,8 @@ package io.pgque.quickstart.report;
 
 import io.pgque.quickstart.postgres.SlotLag;
 
+import java.util.function.Function;
+
 /** Renders a {@link Report} as the small tables the quickstart prints at the end of a run. */
 public final class ReportFormatter {
 
@@ -22,10 +24,9 @@ public final class ReportFormatter {
                 .row("throughput", Numbers.rate(r.throughput()), "over " + Numbers.seconds(r.duration()))
                 .row("end-to-end latency p50", Numbers.millis(r.latencyP50Micros()), "send -> read from the output topic")
                 .row("end-to-end latency p99", Numbers.millis(r.latencyP99Micros()), "")
-                .row("  into the queue p50 / p99", r.stages().map(st -> Numbers.millis(st.intoQueueP50Micros()) + " / "
-                        + Numbers.millis(st.intoQueueP99Micros())).orElse("?"), "send -> the sink's write in PostgreSQL")
-                .row("  queue to output p50 / p99", r.stages().map(st -> Numbers.millis(st.outOfQueueP50Micros()) + " / "
-                        + Numbers.millis(st.outOfQueueP99Micros())).orElse("?"), "tick, slot read, source, output topic")
+                .row("  into the queue p50 / p99", stage(r, Stages::intoQueue), "send -> the sink's write in PostgreSQL")
+                .row("  waiting for a tick p50 / p99", stage(r, Stages::waitForTick), "the write -> the tick that made it readable")
+                .row("  tick to output p50 / p99", stage(r, Stages::tickToOutput), "slot read, source task, output topic")
                 .row("warm-up before measuring", Numbers.count(r.warmupEvents()),
                         r.warmupEvents() == 0 ? "none: the figures include the JVM's cold start" : "events, not counted above")
                 .row("per-key order", r.orderHeld() ? "held" : "BROKEN",
@@ -41,5 +42,10 @@ public final class ReportFormatter {
                 + summary.render("  ")
                 + "\n  per-slot lag of the source's consumer (pending: events not yet read by the slot; lag: age of its last finished tick)\n"
                 + slots.render("  ");
+    }
+
+    private static String stage(Report r, Function<Stages, Stages.Part> part) {
+        return r.stages().map(part).filter(p -> p.p50Micros() >= 0)
+                .map(p -> Numbers.millis(p.p50Micros()) + " / " + Numbers.millis(p.p99Micros())).orElse("?");
     }
 }

@@ -19,7 +19,8 @@ class ReportFormatterTest {
         Report r = new Report(20_000, 20_000, 20_000, 0, 0, 200, Duration.ofMillis(4_000), 92_345, 310_500,
                 List.of(new SlotLag(0, "pgque-source-0-abc", 1, 0, Duration.ofMillis(400)),
                         new SlotLag(1, null, 2, 12, null)), 10_000,
-                Optional.of(new Stages(30_100, 80_200, 60_300, 150_400)));
+                Optional.of(new Stages(new Stages.Part(30_100, 80_200), new Stages.Part(45_000, 98_700),
+                        new Stages.Part(60_300, 150_400))));
         String text = ReportFormatter.format(r);
         assertTrue(text.contains("report: OK"), text);
         assertTrue(text.contains("20,000") && text.contains("all arrived"), text);
@@ -28,7 +29,9 @@ class ReportFormatterTest {
         assertTrue(text.contains("held") && text.contains("0 out of order across 200 tenants"), text);
         assertTrue(text.contains("pgque-source-0-abc") && text.contains("(none)") && text.contains("0.4 s"), text);
         assertTrue(text.contains("warm-up before measuring") && text.contains("10,000") && text.contains("not counted"), text);
-        assertTrue(text.contains("30.1 ms / 80.2 ms") && text.contains("60.3 ms / 150.4 ms"), "stages: " + text);
+        assertTrue(text.contains("into the queue p50 / p99") && text.contains("30.1 ms / 80.2 ms"), "stages: " + text);
+        assertTrue(text.contains("waiting for a tick p50 / p99") && text.contains("45.0 ms / 98.7 ms"), "stages: " + text);
+        assertTrue(text.contains("tick to output p50 / p99") && text.contains("60.3 ms / 150.4 ms"), "stages: " + text);
     }
 
     @Test
