@@ -51,6 +51,22 @@ final class BacklogRounds {
         }
     }
 
+    /**
+     * Leaves no work of the load for a run to pay: vacuums (which autovacuum would otherwise do
+     * on the fresh tables during whichever run comes first) and checkpoints (the dirty pages of
+     * the load and of the first read, which sets hint bits).
+     */
+    static void settle(Connection c) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(true);
+        try (Statement s = c.createStatement()) {
+            s.execute("vacuum analyze");
+            s.execute("checkpoint");
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
     /** A task's pools name their sessions after the connector; none left means every task stopped. */
     static boolean tasksGone(Connection c, String connector) {
         try (PreparedStatement ps = c.prepareStatement(

@@ -33,7 +33,7 @@ import java.util.Map;
  * ({@code LogAppendTime}, first append to last), as in {@link SourceThroughputBenchmark}.
  *
  * <p>Settings (system properties): {@code source.drain.events} (200,000),
- * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (20,000),
+ * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (100,000: the JIT is still compiling for ten seconds and more after a smaller one),
  * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
  * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
  * {@code source.drain.jfr} (a directory: a JFR recording of every measured connector run).
@@ -41,7 +41,7 @@ import java.util.Map;
 final class SourceDrainBenchmark {
 
     private static final int EVENTS = Integer.getInteger("source.drain.events", 200_000);
-    private static final int WARMUP_EVENTS = Integer.getInteger("source.drain.warmup.events", 20_000);
+    private static final int WARMUP_EVENTS = Integer.getInteger("source.drain.warmup.events", 100_000);
     private static final int ROUNDS = Integer.getInteger("source.drain.rounds", 3);
     private static final int PARTITIONS = Integer.getInteger("source.drain.partitions", 3);
     private static final boolean PG_STATS = Boolean.getBoolean("source.drain.pgstats");
@@ -90,6 +90,9 @@ final class SourceDrainBenchmark {
 
     private final BenchServer server;
     private final List<Route> routes;
+    /** CPU used by each measured run, by route, in round order. */
+    private final Map<Route, List<CpuUse>> cpu = new LinkedHashMap<>();
+    private long postmaster = -1;
 
     SourceDrainBenchmark(BenchServer server) {
         this.server = server;
@@ -107,6 +110,7 @@ final class SourceDrainBenchmark {
         try (Connection c = server.connect(); SourceKafkaSide kafka = SourceKafkaSide.start(false);
              SourceKafkaSide eosKafka = exactlyOnce ? SourceKafkaSide.start(true) : null) {
             String jdbcUrl = c.getMetaData().getURL();
+            postmaster = CpuUse.postmasterOf(c);
             if (PG_STATS) {
                 try (Statement s = c.createStatement()) {
                     s.execute("create extension if not exists pg_stat_statements");
@@ -137,6 +141,7 @@ final class SourceDrainBenchmark {
                 Timing.printRow(routes.get(i).label(), median.count(), median.seconds(), i == 0 ? 0 : baseRate);
             }
             BacklogRounds.printPerRound(routes.get(0).id() + " run", routes.stream().map(Route::label).toList(), runs);
+            printCpu();
         }
     }
 
@@ -160,9 +165,12 @@ final class SourceDrainBenchmark {
             BacklogRounds.preload(c, queue, events);
             PlainTableLoop.load(c, table, events);
         });
-        double warmSeconds = Timing.seconds(() -> BacklogRounds.readEventTables(c));
+        double warmSeconds = Timing.seconds(() -> {
+            BacklogRounds.readEventTables(c);
+            BacklogRounds.settle(c);
+        });
         System.out.printf(Locale.ROOT, "%s: loaded %d events (queue and plain table) in %.1f s, read them into the "
-                + "cache in %.1f s%n", queue, events, loadSeconds, warmSeconds);
+                + "cache, vacuumed and checkpointed in %.1f s%n", queue, events, loadSeconds, warmSeconds);
 
         Map<Route, AppendSpan> spans = new LinkedHashMap<>();
         for (int i = 0; i < routes.size(); i++) {
@@ -175,11 +183,16 @@ final class SourceDrainBenchmark {
                 }
             }
             Recording recording = measured && !JFR_DIR.isEmpty() && r.kind() == Kind.CONNECTOR ? startRecording() : null;
+            CpuUse before = CpuUse.now(postmaster);
             AppendSpan span = switch (r.kind()) {
                 case PLAIN -> plain(side, table, topic, events);
                 case ENGINE -> BacklogRounds.engineLoop(server, side, queue, r.id(), topic, events);
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
+            CpuUse used = CpuUse.now(postmaster).since(before);
+            if (measured) {
+                cpu.computeIfAbsent(r, k -> new ArrayList<>()).add(used);
+            }
             if (recording != null) {
                 Path file = Path.of(JFR_DIR, topic + ".jfr");
                 Files.createDirectories(file.getParent());
@@ -187,7 +200,8 @@ final class SourceDrainBenchmark {
                 recording.close();
                 System.out.println("  JFR recording of " + topic + " in " + file);
             }
-            System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s)%n", r.label(), span.rate(), span.seconds());
+            System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s); CPU per event: JVM %.1f us, PostgreSQL %.1f us%n",
+                    r.label(), span.rate(), span.seconds(), used.jvmMicrosPer(events), used.pgMicrosPer(events));
             if (PG_STATS && measured) {
                 PgStatements.print(c, 12);
             }
@@ -197,6 +211,34 @@ final class SourceDrainBenchmark {
         pgque.queues().drop(queue, true);
         PlainTableLoop.drop(c, table);
         return routes.stream().map(spans::get).toList();
+    }
+
+    /**
+     * CPU per event by side, median of the rounds: the JVM (broker, worker, tasks, and the
+     * benchmark, which only probes end offsets while a run is timed) and PostgreSQL. A connector
+     * run counts the connector's start and stop too.
+     */
+    private void printCpu() {
+        System.out.println();
+        System.out.println("| CPU per event, median of the rounds (us) | JVM | PostgreSQL | both | both, × the " + routes.get(0).id() + " run |");
+        System.out.println("|---|---|---|---|---|");
+        double base = Double.NaN;
+        for (Route r : routes) {
+            List<CpuUse> runs = cpu.get(r);
+            double jvm = median(runs.stream().mapToDouble(u -> u.jvmMicrosPer(EVENTS)).toArray());
+            double pg = median(runs.stream().mapToDouble(u -> u.pgMicrosPer(EVENTS)).toArray());
+            double both = median(runs.stream().mapToDouble(u -> u.jvmMicrosPer(EVENTS) + u.pgMicrosPer(EVENTS)).toArray());
+            if (Double.isNaN(base)) {
+                base = both;
+            }
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.2f |%n", r.label(), jvm, pg, both, both / base);
+        }
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     private static Recording startRecording() throws Exception {
