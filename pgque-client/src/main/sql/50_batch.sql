@@ -296,8 +296,10 @@ BEGIN
         v_columns := 'e.ev_id, e.ev_time, e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, '
                      'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4';
     ELSE
-        v_columns := format('e.ev_id, %s::bigint, e.ev_type, e.ev_data, e.ev_retry, e.ev_time, '
-                            'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4', i_message_batch);
+        -- Named as pgque.message's columns: read_ahead_query hands this query to readers.
+        v_columns := format('e.ev_id AS msg_id, %s::bigint AS batch_id, e.ev_type AS type, e.ev_data AS payload, '
+                            'e.ev_retry AS retry_count, e.ev_time AS created_at, e.ev_extra1 AS extra1, '
+                            'e.ev_extra2 AS extra2, e.ev_extra3 AS extra3, e.ev_extra4 AS extra4', i_message_batch);
     END IF;
     -- Constant columns after those (e.g. the ticks of a batch read ahead).
     v_columns := v_columns || coalesce((SELECT string_agg(format(', %s::bigint', a), '') FROM unnest(i_also) a), '');

@@ -520,6 +520,43 @@ BEGIN
 END
 $$;
 
+-- (addition) read_ahead_page without the set-returning function: the batch's id and ticks,
+-- and the query that reads its first i_max events of the slot (NULL: all of them) as messages of
+-- that batch, for the caller to run itself. A reader may select from the queue's event tables
+-- (pgque_reader can), and a set-returning function copies every row it returns once more: for
+-- pages of ~1 KB events that copy costs as much as the scan itself. Which events the query finds
+-- is fixed once the later tick exists, so it may run at any time after this call. No row when
+-- there is nothing to read ahead.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_query(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_window_events bigint, i_max int,
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text)
+RETURNS SETOF record
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+    w record;
+    q pgque.queue;
+BEGIN
+    IF i_max < 1 THEN
+        RAISE EXCEPTION 'pgque.read_ahead_query: max must be >= 1 or NULL, got %', i_max USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
+    w := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
+    IF w.to_tick IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
+    batch_id := nextval('pgque.batch_id_seq');
+    from_tick := w.from_tick;
+    to_tick := w.to_tick;
+    query := pgque.window_scan_sql(q, s.sub_id,
+        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick),
+        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick),
+        NULL, i_max, i_slot, i_n, batch_id);
+    RETURN NEXT;
+END
+$$;
+
 -- The events of the slot between ticks i_from_tick and i_to_tick, as messages of batch
 -- i_batch_id (see read_ahead_window); nothing is opened.
 CREATE OR REPLACE FUNCTION pgque.read_ahead_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,

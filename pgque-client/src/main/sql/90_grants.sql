@@ -62,6 +62,7 @@ GRANT EXECUTE ON FUNCTION
     pgque.read_batch_partitioned(text, text, int, int, text, bigint, int),
     pgque.read_ahead_window(text, text, int, int, text, bigint, bigint),
     pgque.read_ahead_page(text, text, int, int, text, bigint, bigint, int),
+    pgque.read_ahead_query(text, text, int, int, text, bigint, bigint, int),
     pgque.read_ahead_partitioned(text, text, int, int, text, bigint, bigint, bigint),
     pgque.open_read_ahead_partitioned(text, text, int, int, text, bigint, bigint, bigint),
     pgque.ack_partitioned(text, text, int, int, text),

@@ -50,6 +50,10 @@ public final class SlotConsumer {
             + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
     private static final String READ_AHEAD_PAGE = "select " + Rows.MESSAGE_COLUMNS + ", m.from_tick, m.to_tick "
             + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
+    private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query "
+            + "from pgque.read_ahead_query(?, ?, ?, ?, ?, ?, ?::bigint, ?)";
+    private static final String HAS_READ_AHEAD_QUERY = "select to_regprocedure("
+            + "'pgque.read_ahead_query(text, text, int, int, text, bigint, bigint, int)') is not null";
     private static final String OPEN_READ_AHEAD = "select pgque.open_read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String HAS_READ_AHEAD = "select to_regprocedure("
             + "'pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)') is not null";
@@ -71,6 +75,8 @@ public final class SlotConsumer {
     private volatile Boolean engineHasWindow;
     /** Whether the installed engine can read ahead; null until asked (once, on first use). */
     private volatile Boolean engineHasReadAhead;
+    /** Whether the installed engine hands out the read-ahead query (engine 0.3.1); null until asked. */
+    private volatile Boolean engineHasReadAheadQuery;
 
     SlotConsumer(Connections db, String queue, String consumer, int n, String workerId) {
         this(db, queue, consumer, n, workerId, null);
@@ -386,20 +392,35 @@ public final class SlotConsumer {
     }
 
     /**
-     * {@link #readAhead} for a batch expected to fit one page, in one round trip and without a
-     * cursor: the first at most {@code max} events of the batch that will follow open batch
-     * {@code batchId}. When the batch has more, the page is {@linkplain BatchPage#full() full} and
-     * comes without a cursor: the rest is read once the batch is open ({@link #openRest}).
+     * {@link #readAhead} for a batch expected to fit one page, without a cursor: the first at
+     * most {@code max} events of the batch that will follow open batch {@code batchId}. When the
+     * batch has more, the page is {@linkplain BatchPage#full() full} and comes without a cursor:
+     * the rest is read once the batch is open ({@link #openRest}). The engine names the batch and
+     * hands out the query over its events, which this runs itself: rows returned through a
+     * set-returning function are copied once more on the server, which for ~1 KB events costs as
+     * much as the scan (an engine before 0.3.1 reads the page that way, in one round trip).
      */
     public Optional<ReadAhead> readAheadPage(int slot, long batchId, int max) {
         WholeBatch.checkPageSize(max);
         long[] ticks = new long[2];
-        List<Message> read = db.run(what("read ahead of batch " + batchId + " on slot " + slot), c ->
-                engineHasReadAhead(c) ? Sql.list(c, READ_AHEAD_PAGE, rs -> {
+        List<Message> read = db.run(what("read ahead of batch " + batchId + " on slot " + slot), c -> {
+            if (!engineHasReadAhead(c)) {
+                return List.of();
+            }
+            if (!engineHasReadAheadQuery(c)) {
+                return Sql.list(c, READ_AHEAD_PAGE, rs -> {
                     ticks[0] = rs.getLong(11);
                     ticks[1] = rs.getLong(12);
                     return Rows.message(rs);
-                }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max)) : List.of());
+                }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
+            }
+            List<String> query = Sql.list(c, READ_AHEAD_QUERY, rs -> {
+                ticks[0] = rs.getLong(2);
+                ticks[1] = rs.getLong(3);
+                return rs.getString(4);
+            }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
+            return query.isEmpty() ? List.<Message>of() : Sql.list(c, query.get(0), Rows::message);
+        });
         return BatchPage.of(read, max).map(page -> new ReadAhead(ticks[0], ticks[1], new OpenedBatch(page, null)));
     }
 
@@ -433,6 +454,15 @@ public final class SlotConsumer {
                         consumer, queue, PgQueInstaller.bundledVersion());
             }
             engineHasReadAhead = has;
+        }
+        return has;
+    }
+
+    private boolean engineHasReadAheadQuery(Connection c) throws SQLException {
+        Boolean has = engineHasReadAheadQuery;
+        if (has == null) {
+            has = Sql.one(c, HAS_READ_AHEAD_QUERY, rs -> rs.getBoolean(1));
+            engineHasReadAheadQuery = has;
         }
         return has;
     }

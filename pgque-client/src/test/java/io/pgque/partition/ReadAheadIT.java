@@ -41,10 +41,14 @@ class ReadAheadIT {
             + "?::text, ?::bigint, ?::bigint, ?::bigint)";
     private static final String PAGE = "select * from pgque.read_ahead_page(?::text, ?::text, ?::int, ?::int, "
             + "?::text, ?::bigint, ?::bigint, ?::int)";
+    private static final String QUERY = "select * from pgque.read_ahead_query(?::text, ?::text, ?::int, ?::int, "
+            + "?::text, ?::bigint, ?::bigint, ?::int)";
     private static final String OPEN = "select pgque.open_read_ahead_partitioned(?::text, ?::text, ?::int, ?::int, "
             + "?::text, ?::bigint, ?::bigint, ?::bigint)";
 
     private static DataSource ds;
+    /** A login with pgque_reader only: what the source connector runs as. */
+    private static DataSource reader;
     private static final AtomicInteger QUEUES = new AtomicInteger();
 
     /** A batch named by read_ahead_window. */
@@ -53,7 +57,11 @@ class ReadAheadIT {
 
     @BeforeAll
     static void install() {
-        ds = EmbeddedPg.newDatabase("read_ahead").installEngine().superuser();
+        EmbeddedPg.TestDatabase db = EmbeddedPg.newDatabase("read_ahead").installEngine();
+        ds = db.superuser();
+        Db.exec(ds, "create role " + db.name() + "_reader login");
+        Db.exec(ds, "grant pgque_reader to " + db.name() + "_reader");
+        reader = db.as(db.name() + "_reader");
     }
 
     /** A queue with consumers {@code consumers} over n slots, every slot claimed by worker w. */
@@ -161,6 +169,48 @@ class ReadAheadIT {
                 .stream().map(r -> (String) r.get("payload")).toList(), "tick c, read ahead of the open batch");
         Pq.ack(ds, q, "c", 0, 1, "w");
         Db.assertSqlState("22023", () -> Db.rows(ds, PAGE, q, "c", 0, 1, "w", open, null, 0));
+    }
+
+    /**
+     * The query form: the engine names the batch and hands out the query over its events, which
+     * a reader with pgque_reader alone runs itself; it finds what the batch holds once opened.
+     */
+    @Test
+    void aReadAheadQueryIsRunByTheReaderAndFindsWhatTheBatchHolds() {
+        int n = 2;
+        String q = queue(n, "c", "twin");
+        tickOf(q, "a", 6);
+        tickOf(q, "b", 8);
+        tickOf(q, "c", 6);
+        for (int s = 0; s < n; s++) {
+            int slot = s;
+            long open = receive(q, "c", slot, n, null).get(0).batchId();
+            Map<String, Object> row = Db.rows(reader, QUERY, q, "c", slot, n, "w", open, null, null).get(0);
+            Window next = windowOf(row);
+            List<Msg> ahead = Db.with(reader, c -> Pq.query(c, (String) row.get("query")));
+            assertFalse(ahead.isEmpty(), "tick b holds events of every slot");
+            assertTrue(ahead.stream().allMatch(m -> m.batchId() == next.batchId()), "read as the batch to come");
+            List<Msg> firstTwo = Db.with(reader, c -> Pq.query(c,
+                    (String) Db.rows(reader, QUERY, q, "c", slot, n, "w", open, null, 2).get(0).get("query")));
+            assertEquals(ahead.subList(0, 2).stream().map(Msg::msgId).toList(),
+                    firstTwo.stream().map(Msg::msgId).toList(), "at most i_max, in event order");
+
+            receive(q, "twin", slot, n, null);
+            Pq.ack(ds, q, "twin", slot, n, "w");
+            List<Msg> usual = receive(q, "twin", slot, n, null);
+            assertEquals(usual.stream().map(Msg::msgId).toList(), ahead.stream().map(Msg::msgId).toList());
+            assertEquals(payloads(usual), payloads(ahead));
+
+            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+            assertTrue(open(q, "c", slot, n, next));
+            assertEquals(ahead, receive(q, "c", slot, n, null), "the open batch is the one read ahead");
+            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+            assertEquals(1, Pq.ack(ds, q, "twin", slot, n, "w"));
+        }
+        long last = receive(q, "c", 0, n, null).get(0).batchId();
+        assertTrue(Db.rows(reader, QUERY, q, "c", 0, n, "w", last, null, null).isEmpty(), "no tick after it yet");
+        Db.assertSqlState("PQ004", () -> Db.rows(reader, QUERY, q, "c", 0, n, "intruder", last, null, null));
+        Db.assertSqlState("22023", () -> Db.rows(reader, QUERY, q, "c", 0, n, "w", last, null, 0));
     }
 
     @Test

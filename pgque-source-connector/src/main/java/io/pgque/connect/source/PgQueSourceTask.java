@@ -134,7 +134,8 @@ public class PgQueSourceTask extends SourceTask {
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
                     config.pollInterval(), config.batchMaxEvents(), cursorDataSource,
                     Duration.ofMillis(config.connection().backoffMs()),
-                    metrics, positions, boundary, config.batchReadAhead() ? config.slots() : -1);
+                    metrics, positions, boundary, config.batchReadAhead() ? config.slots() : -1,
+                    SlotPoller.READ_AHEAD_PAGE_CHUNKS);
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                     new HashSet<>(setSlots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
                     config.metricsLogInterval());

@@ -107,7 +107,7 @@ class SlotPollerFaultIT {
     @ParameterizedTest(name = "{0} fails {1}, occurrence {2}")
     @MethodSource("faults")
     void everySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth) throws Exception {
-        Run run = new Run(false);
+        Run run = new Run(false, 1);
         run.faulty.arm(step, when, nth);
         // Renewals are due only once a batch has waited on Kafka for a third of the TTL: slot 1's
         // batches wait that long, while slot 0 goes on and is served in between.
@@ -118,22 +118,29 @@ class SlotPollerFaultIT {
         List<Arguments> all = new ArrayList<>();
         for (int nth = 1; nth <= 3; nth++) {
             // Reading ahead happens on a thread of its own; a failure there only means the next
-            // batch is received the usual way, and is not reported.
-            all.add(Arguments.of("read_ahead_window", When.BEFORE_STATEMENT, nth, false));
-            all.add(Arguments.of("pgque.read_ahead_partitioned", When.BEFORE_STATEMENT, nth, false));
+            // batch is received the usual way, and is not reported. With pages of one chunk, a
+            // batch (10 events of the slot) is larger than a page: read ahead into a cursor.
+            all.add(Arguments.of("read_ahead_window", When.BEFORE_STATEMENT, nth, false, 1));
+            all.add(Arguments.of("pgque.read_ahead_partitioned", When.BEFORE_STATEMENT, nth, false, 1));
+            // With pages of three chunks it fits one: the engine hands out the query, the reader runs it.
+            all.add(Arguments.of("read_ahead_query", When.BEFORE_STATEMENT, nth, false, 3));
+            all.add(Arguments.of("FROM pgque.event_", When.BEFORE_STATEMENT, nth, false, 3));
             // Acking a batch and opening the one read ahead is one transaction on the poll thread.
-            all.add(Arguments.of("open_read_ahead_partitioned", When.BEFORE_STATEMENT, nth, true));
-            all.add(Arguments.of("open_read_ahead_partitioned", When.AFTER_COMMIT, nth, true));
+            for (int pageChunks : new int[] {1, 3}) {
+                all.add(Arguments.of("open_read_ahead_partitioned", When.BEFORE_STATEMENT, nth, true, pageChunks));
+                all.add(Arguments.of("open_read_ahead_partitioned", When.AFTER_COMMIT, nth, true, pageChunks));
+            }
         }
         return all.stream();
     }
 
     /** With read-ahead: each slot's next batch is read while the current one is out. */
-    @ParameterizedTest(name = "read-ahead: {0} fails {1}, occurrence {2}")
+    @ParameterizedTest(name = "read-ahead, pages of {4} chunks: {0} fails {1}, occurrence {2}")
     @MethodSource("readAheadFaults")
     void withReadAheadEverySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth,
-                                                                              boolean reported) throws Exception {
-        Run run = new Run(true);
+                                                                              boolean reported, int pageChunks)
+            throws Exception {
+        Run run = new Run(true, pageChunks);
         run.faulty.arm(step, when, nth);
         run.driveToTheEnd(Duration.ZERO, reported);
         // Each slot's first batch is received; its next two are read ahead, one fault or not.
@@ -148,7 +155,7 @@ class SlotPollerFaultIT {
      */
     @Test
     void aRenewalFailingAfterABatchWasTakenLosesNothing() throws Exception {
-        Run run = new Run(false);
+        Run run = new Run(false, 1);
         // One batch of each slot out, none acknowledged by Kafka yet.
         List<SourceRecord> slot0 = null;
         List<SourceRecord> slot1 = null;
@@ -198,7 +205,7 @@ class SlotPollerFaultIT {
         final AtomicInteger readAheadOpens = new AtomicInteger();
         int failures;
 
-        Run(boolean readAhead) {
+        Run(boolean readAhead, int readAheadPageChunks) {
             pg.createQueue(queue);
             pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
             keys.addAll(pg.keysOnSlot("a", 0, N, 2));
@@ -206,7 +213,7 @@ class SlotPollerFaultIT {
             for (int round = 0; round < ROUNDS; round++) {
                 sendRound(pg, queue, keys, round * 5);
             }
-            poller = poller(faulty, queue, consumer, readAhead, new SlotEvents() {
+            poller = poller(faulty, queue, consumer, readAhead, readAheadPageChunks, new SlotEvents() {
                 @Override
                 public void batchReadAhead(int slot) {
                     readAheadOpens.incrementAndGet();
@@ -233,6 +240,8 @@ class SlotPollerFaultIT {
                     }
                     long now = System.nanoTime();
                     if (batch != null) {
+                        assertTrue(batch.size() <= PAGE, "one chunk per poll, also of a batch read ahead in one "
+                                + "query of several: " + batch.size());
                         delivered.addAll(batch);
                         boolean slow = header(batch.get(0), EventHeaders.SLOT) == 1;
                         held.add(new Held(batch, now + (slow ? slowSlotDelay.toNanos() : 0)));
@@ -264,14 +273,14 @@ class SlotPollerFaultIT {
     }
 
     private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer, boolean readAhead,
-                                     SlotEvents events) {
+                                     int readAheadPageChunks, SlotEvents events) {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
         SourceConfig config = new SourceConfig(props);
         RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
                 records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), events,
-                DeliveredPositions.NONE, BatchBoundary.NONE, readAhead ? 2 : -1);
+                DeliveredPositions.NONE, BatchBoundary.NONE, readAhead ? 2 : -1, readAheadPageChunks);
     }
 
     private static boolean caughtUp(String queue, String consumer) {

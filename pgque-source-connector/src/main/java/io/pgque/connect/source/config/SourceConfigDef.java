@@ -188,7 +188,8 @@ public final class SourceConfigDef {
                 POLLING_GROUP, ++order, Width.SHORT, "Catch-up window (events)");
         def.define(BATCH_READ_AHEAD, Type.BOOLEAN, BATCH_READ_AHEAD_DEFAULT, Importance.LOW,
                 "Whether a slot reads its next batch while the current one is on its way to Kafka (ordered "
-                        + "mode): on a thread of the task's own, into a cursor on a second connection, opened in "
+                        + "mode): on a thread of the task's own, in one query when it holds up to three chunks "
+                        + "(pgque.batch.max.events each), else into a cursor on a second connection; opened in "
                         + "PgQue only once the current batch is acked. A slot behind its queue then overlaps the "
                         + "database's work with Kafka's instead of doing them in turn. Costs a short query per batch "
                         + "when no batch follows yet, and up to two cursor connections per slot. Needs engine 0.3.0; "

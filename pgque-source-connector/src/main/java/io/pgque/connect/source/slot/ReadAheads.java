@@ -20,13 +20,15 @@ import java.util.concurrent.Semaphore;
  * next batch while its current one streams, and the cursor connections that may take. Each slot
  * keeps one cursor connection for the batch it streams; the read-aheads share what is left, so a
  * batch is never kept from its cursor by batches read ahead for other slots. A batch expected to
- * fit one chunk is read ahead without a cursor and holds no connection.
+ * fit a few chunks ({@link #pageEvents}) is read ahead in one query, without a cursor, and holds no
+ * connection.
  */
 final class ReadAheads {
 
     private final SlotConsumer consumer;
     private final DataSource cursors;
     private final int chunkSize;
+    private final int pageChunks;
     private final Semaphore spare;
     private final ExecutorService thread;
 
@@ -34,7 +36,11 @@ final class ReadAheads {
      * @param spareConnections cursor connections beyond one per slot; none: nothing is read ahead
      *                         with a cursor (batches that fit a page still are)
      */
-    ReadAheads(SlotConsumer consumer, DataSource cursors, int chunkSize, int spareConnections) {
+    ReadAheads(SlotConsumer consumer, DataSource cursors, int chunkSize, int spareConnections, int pageChunks) {
+        if (pageChunks < 1) {
+            throw new IllegalArgumentException("pageChunks must be at least 1, was " + pageChunks);
+        }
+        this.pageChunks = pageChunks;
         this.consumer = consumer;
         this.cursors = cursors;
         this.chunkSize = chunkSize;
@@ -48,23 +54,30 @@ final class ReadAheads {
 
     /**
      * Starts reading the batch after open batch {@code batchId} of {@code slot}: whole into a
-     * cursor when it is expected to be larger than a chunk ({@code large}; one scan of its window,
-     * a spare connection held until it is opened), else its first chunk in one query, holding no
-     * connection. Null when a cursor is wanted and no connection is spare.
+     * cursor when it is expected to be larger than {@link #pageEvents} ({@code large}; one scan
+     * of its window, a spare connection held until it is opened), else its first
+     * {@link #pageEvents} in one query, holding no connection. Null when a cursor is wanted and no
+     * connection is spare.
      */
     CompletableFuture<Optional<ReadAhead>> start(int slot, long batchId, boolean large) {
+        int pageEvents = pageEvents();
         if (large && !spare.tryAcquire()) {
             return null;
         }
         try {
             return CompletableFuture.supplyAsync(() -> large ? readWhole(slot, batchId)
-                    : consumer.readAheadPage(slot, batchId, chunkSize), thread);
+                    : consumer.readAheadPage(slot, batchId, pageEvents), thread);
         } catch (RejectedExecutionException closing) {
             if (large) {
                 spare.release();
             }
             return null;
         }
+    }
+
+    /** Most events a batch read ahead without a cursor holds; a larger one comes as a full page of this many. */
+    int pageEvents() {
+        return (int) Math.min((long) chunkSize * pageChunks, Integer.MAX_VALUE - 1);
     }
 
     private Optional<ReadAhead> readWhole(int slot, long batchId) {

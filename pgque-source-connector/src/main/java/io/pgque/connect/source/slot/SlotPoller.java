@@ -62,6 +62,13 @@ import java.util.concurrent.CompletionException;
  */
 public final class SlotPoller {
 
+    /**
+     * Chunks a batch read ahead without a cursor may hold: the catch-up window's batches (2,500
+     * events of the slot by default, chunks of 1,000) are then read in one query each, and a slot
+     * holds at most this many chunks read ahead beside the two it streams.
+     */
+    public static final int READ_AHEAD_PAGE_CHUNKS = 3;
+
     private static final Logger log = LoggerFactory.getLogger(SlotPoller.class);
 
     private final SlotConsumer consumer;
@@ -93,10 +100,13 @@ public final class SlotPoller {
      * @param readAheadCursors -1: no read-ahead; otherwise a slot reads its next batch on a thread of
      *                     the poller's own while its current one streams, and this many cursor
      *                     connections beyond one per slot may hold batches read ahead
+     * @param readAheadPageChunks chunks a batch read ahead in one query may hold (a larger one is
+     *                     read into a cursor); {@link #READ_AHEAD_PAGE_CHUNKS} in a task
      */
     public SlotPoller(SlotConsumer consumer, List<Integer> slotNumbers, RecordFactory records, Duration ttl,
                       Duration pollInterval, int chunkSize, DataSource cursors, Duration backoff, SlotEvents events,
-                      DeliveredPositions positions, BatchBoundary boundary, int readAheadCursors) {
+                      DeliveredPositions positions, BatchBoundary boundary, int readAheadCursors,
+                      int readAheadPageChunks) {
         this.consumer = consumer;
         for (int slot : slotNumbers) {
             slots.add(new SlotState(slot));
@@ -116,7 +126,7 @@ public final class SlotPoller {
         this.positions = positions;
         this.boundary = boundary;
         this.readAheads = readAheadCursors < 0 ? null
-                : new ReadAheads(consumer, cursors, chunkSize, readAheadCursors);
+                : new ReadAheads(consumer, cursors, chunkSize, readAheadCursors, readAheadPageChunks);
     }
 
     /**
@@ -385,9 +395,17 @@ public final class SlotPoller {
             checkDelivered(slot, batch);
             slot.deliveryChecked();
         }
-        slot.batchStarted(batch, page.full());
-        startReadAhead(slot, batch);
-        return emitChunk(slot, batch, page.messages(), !page.full());
+        List<Message> first = page.messages();
+        boolean more = page.full();
+        if (first.size() > chunkSize) {
+            // Read ahead in one query of several chunks: handed over a chunk at a time all the same.
+            batch.buffer(first.subList(chunkSize, first.size()), more);
+            first = first.subList(0, chunkSize);
+            more = true;
+        }
+        slot.batchStarted(batch, more);
+        startReadAhead(slot, batch, page);
+        return emitChunk(slot, batch, first, !more);
     }
 
     /**
@@ -396,12 +414,16 @@ public final class SlotPoller {
      * slot's batches are otherwise read, sent and acked strictly in turn, and its database time
      * and Kafka time add up. When nothing follows the batch yet this costs one short query.
      */
-    private void startReadAhead(SlotState slot, StreamedBatch batch) {
+    private void startReadAhead(SlotState slot, StreamedBatch batch, BatchPage first) {
         if (readAheads == null) {
             return;
         }
-        // A slot whose batch is larger than a chunk is behind: its next batch is likely large too.
-        CompletableFuture<Optional<ReadAhead>> next = readAheads.start(slot.slot(), batch.batchId(), slot.behind());
+        // The next batch is likely about as large as this one, or as the last one when this one's
+        // size is not known yet (only its first page is read): one larger than a read-ahead page
+        // is read into a cursor, in one scan, rather than as a page and a second scan for the rest.
+        boolean large = first.full() && (first.messages().size() >= readAheads.pageEvents()
+                || slot.lastBatchEvents() > readAheads.pageEvents());
+        CompletableFuture<Optional<ReadAhead>> next = readAheads.start(slot.slot(), batch.batchId(), large);
         if (next != null) {
             batch.readingAhead(next, System.nanoTime());
             next.whenComplete((read, failure) -> loop.wake(batch));
@@ -466,6 +488,10 @@ public final class SlotPoller {
      */
     private List<SourceRecord> readOn(SlotState slot) {
         StreamedBatch batch = slot.batch();
+        List<Message> buffered = batch.takeBuffered(chunkSize);
+        if (buffered != null) {
+            return emitChunk(slot, batch, buffered, batch.readToEnd());
+        }
         List<Message> chunk;
         try {
             BatchCursor cursor = batch.cursor();

@@ -21,6 +21,7 @@ final class SlotState {
     private long nextAttemptNanos;
     private boolean deliveryCheck;
     private boolean behind;
+    private long lastBatchEvents;
 
     SlotState(int slot) {
         this.slot = slot;
@@ -93,8 +94,16 @@ final class SlotState {
         behind = larger;
     }
 
+    /** Events in the slot's last acked batch (0 before the first). */
+    long lastBatchEvents() {
+        return lastBatchEvents;
+    }
+
     /** The batch was acked: the slot is at a batch boundary again and may be read at once. */
     void batchFinished(long now) {
+        if (batch != null) {
+            lastBatchEvents = batch.size();
+        }
         batch = null;
         nextAttemptNanos = now;
     }

@@ -45,6 +45,11 @@ public final class StreamedBatch implements DeliveryTicket {
     /** Exactly-once: Kafka holds this batch up to this event already (committed under an earlier lease). */
     private long heldThrough = NOTHING;
     private BatchCursor cursor;
+    /** Events read but not yet taken (a first page larger than a chunk), from {@link #bufferedAt}; null when none. */
+    private List<Message> buffered;
+    private int bufferedAt;
+    /** Whether the batch has events beyond the buffered ones, to be read through a cursor. */
+    private boolean moreAfterBuffer;
     /** The slot's next batch, being read ahead while this one streams; null when none is. */
     private CompletableFuture<Optional<ReadAhead>> ahead;
     private long aheadSince;
@@ -95,6 +100,36 @@ public final class StreamedBatch implements DeliveryTicket {
         sent += toSend.size();
         outstanding.addAndGet(toSend.size());
         return toSend;
+    }
+
+    /**
+     * Keeps events read beyond the first chunk (a batch read ahead in one query of several
+     * chunks) to be handed over as the next chunks, before any cursor is opened.
+     *
+     * @param more whether the batch has more events after these
+     */
+    public void buffer(List<Message> rest, boolean more) {
+        buffered = rest.isEmpty() ? null : rest;
+        bufferedAt = 0;
+        moreAfterBuffer = more;
+    }
+
+    /** The next at most {@code max} buffered events, or null when none are left. */
+    public List<Message> takeBuffered(int max) {
+        if (buffered == null) {
+            return null;
+        }
+        List<Message> chunk = buffered.subList(bufferedAt, Math.min(bufferedAt + max, buffered.size()));
+        bufferedAt += chunk.size();
+        if (bufferedAt == buffered.size()) {
+            buffered = null;
+        }
+        return chunk;
+    }
+
+    /** True when nothing is buffered and no event follows the buffered ones: the batch is read. */
+    public boolean readToEnd() {
+        return buffered == null && !moreAfterBuffer;
     }
 
     /** The batch's last chunk was taken: it is delivered when the last outstanding record is. */

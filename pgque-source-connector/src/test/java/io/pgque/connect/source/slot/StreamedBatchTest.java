@@ -107,6 +107,27 @@ class StreamedBatchTest {
         }
     }
 
+    @Test
+    void eventsReadBeyondTheFirstChunkAreHandedOverAChunkAtATime() {
+        batch.buffer(messages(4, 10), false);
+        assertFalse(batch.readToEnd());
+        assertEquals(messages(4, 6), batch.takeBuffered(CHUNK));
+        assertEquals(messages(7, 9), batch.takeBuffered(CHUNK));
+        assertFalse(batch.readToEnd(), "one left");
+        assertEquals(messages(10, 10), batch.takeBuffered(CHUNK));
+        assertTrue(batch.readToEnd(), "the page held the whole batch");
+        assertEquals(null, batch.takeBuffered(CHUNK));
+    }
+
+    @Test
+    void aBatchLargerThanWhatWasBufferedIsReadOnAfterIt() {
+        batch.buffer(messages(4, 5), true);
+        assertEquals(messages(4, 5), batch.take(batch.takeBuffered(CHUNK)));
+        assertFalse(batch.readToEnd(), "more follows through a cursor");
+        assertEquals(5, batch.restAfter(), "from after the last buffered event");
+        assertEquals(null, batch.takeBuffered(CHUNK));
+    }
+
     private static List<Message> messages(long from, long to) {
         List<Message> out = new ArrayList<>();
         LongStream.rangeClosed(from, to).forEach(id -> out.add(new Message(id, 7, "t", "p" + id, 0, null, null, null,
