@@ -270,6 +270,19 @@ CREATE OR REPLACE FUNCTION pgque.window_scan_sql(i_queue pgque.queue, i_sub_id i
     i_also bigint[] DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.window_scan_rows(i_queue, i_sub_id, i_snap1, i_snap2, i_after_ev_id, i_slot, i_n, i_message_batch,
+                                  i_also)
+           || ' ORDER BY 1' || CASE WHEN i_limit IS NULL THEN '' ELSE ' LIMIT ' || i_limit END;
+END
+$$;
+
+-- Internal: window_scan_sql's query without its order and limit: the window's rows in the order
+-- the scan meets them.
+CREATE OR REPLACE FUNCTION pgque.window_scan_rows(i_queue pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
+    i_snap2 pg_snapshot, i_after_ev_id bigint, i_slot int, i_n int, i_message_batch bigint, i_also bigint[])
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_tx_min bigint;
     v_tx_max bigint;
@@ -319,8 +332,7 @@ BEGIN
     END IF;
 
     RETURN (SELECT string_agg(format('SELECT %s FROM %s e WHERE %s', v_columns, t, v_filter), ' UNION ALL ')
-              FROM unnest(v_tables) AS t)
-           || ' ORDER BY 1' || CASE WHEN i_limit IS NULL THEN '' ELSE ' LIMIT ' || i_limit END;
+              FROM unnest(v_tables) AS t);
 END
 $$;
 

@@ -520,22 +520,26 @@ BEGIN
 END
 $$;
 
--- (addition) read_ahead_page without the set-returning function: the batch's id and ticks,
--- and the query that reads its first i_max events of the slot (NULL: all of them) as messages of
--- that batch, for the caller to run itself. A reader may select from the queue's event tables
--- (pgque_reader can), and a set-returning function copies every row it returns once more: for
--- pages of ~1 KB events that copy costs as much as the scan itself. Which events the query finds
--- is fixed once the later tick exists, so it may run at any time after this call. No row when
--- there is nothing to read ahead.
+-- (addition) read_ahead_page without the set-returning function: the batch's id and ticks, and
+-- two queries over its events of the slot as messages of that batch, for the caller to run
+-- itself. query: the first i_max of them (NULL: all) in event order. any_order_query: at most
+-- i_max of them in no set order; fewer than i_max are all of them, which the reader puts in order
+-- itself, else query says which come first. A reader may select from the queue's event tables
+-- (pgque_reader can); a set-returning function copies every row it returns once more, and a sort
+-- on the server copies every row too: for ~1 KB events each costs about as much as the scan.
+-- Which events the queries find is fixed once the later tick exists, so they may run at any time
+-- after this call. No row when there is nothing to read ahead.
 CREATE OR REPLACE FUNCTION pgque.read_ahead_query(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_batch_id bigint, i_window_events bigint, i_max int,
-    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text)
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text, OUT any_order_query text)
 RETURNS SETOF record
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     s pgque.subscription;
     w record;
     q pgque.queue;
+    v_snap1 pg_snapshot;
+    v_snap2 pg_snapshot;
 BEGIN
     IF i_max < 1 THEN
         RAISE EXCEPTION 'pgque.read_ahead_query: max must be >= 1 or NULL, got %', i_max USING ERRCODE = '22023';
@@ -546,13 +550,14 @@ BEGIN
         RETURN;
     END IF;
     SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
+    SELECT tick_snapshot INTO v_snap1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick;
+    SELECT tick_snapshot INTO v_snap2 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick;
     batch_id := nextval('pgque.batch_id_seq');
     from_tick := w.from_tick;
     to_tick := w.to_tick;
-    query := pgque.window_scan_sql(q, s.sub_id,
-        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick),
-        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick),
-        NULL, i_max, i_slot, i_n, batch_id);
+    query := pgque.window_scan_sql(q, s.sub_id, v_snap1, v_snap2, NULL, i_max, i_slot, i_n, batch_id);
+    any_order_query := pgque.window_scan_rows(q, s.sub_id, v_snap1, v_snap2, NULL, i_slot, i_n, batch_id, NULL)
+                       || CASE WHEN i_max IS NULL THEN '' ELSE ' LIMIT ' || i_max END;
     RETURN NEXT;
 END
 $$;

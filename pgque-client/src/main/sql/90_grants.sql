@@ -142,6 +142,7 @@ REVOKE ALL ON FUNCTION
     pgque.check_event_arrays(text[], text[], text[], text[], text[], text[]),
     pgque.batch_event_rows(bigint, bigint, int, int, int),
     pgque.window_scan_sql(pgque.queue, int4, pg_snapshot, pg_snapshot, bigint, int, int, int, bigint, bigint[]),
+    pgque.window_scan_rows(pgque.queue, int4, pg_snapshot, pg_snapshot, bigint, int, int, bigint, bigint[]),
     pgque.batch_scan_sql(bigint, bigint, int, int, int, boolean),
     pgque.read_ahead_ticks(pgque.subscription, text, bigint, bigint),
     pgque.batch_messages(bigint, bigint, int, int, int),

@@ -11,6 +11,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -50,7 +52,7 @@ public final class SlotConsumer {
             + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
     private static final String READ_AHEAD_PAGE = "select " + Rows.MESSAGE_COLUMNS + ", m.from_tick, m.to_tick "
             + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
-    private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query "
+    private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query, any_order_query "
             + "from pgque.read_ahead_query(?, ?, ?, ?, ?, ?, ?::bigint, ?)";
     private static final String HAS_READ_AHEAD_QUERY = "select to_regprocedure("
             + "'pgque.read_ahead_query(text, text, int, int, text, bigint, bigint, int)') is not null";
@@ -396,9 +398,12 @@ public final class SlotConsumer {
      * most {@code max} events of the batch that will follow open batch {@code batchId}. When the
      * batch has more, the page is {@linkplain BatchPage#full() full} and comes without a cursor:
      * the rest is read once the batch is open ({@link #openRest}). The engine names the batch and
-     * hands out the query over its events, which this runs itself: rows returned through a
-     * set-returning function are copied once more on the server, which for ~1 KB events costs as
-     * much as the scan (an engine before 0.3.1 reads the page that way, in one round trip).
+     * hands out the queries over its events, which this runs itself: rows returned through a
+     * set-returning function are copied once more on the server, and so are rows the server
+     * sorts, each costing about as much as the scan for ~1 KB events. So the events are read in
+     * no set order and sorted here; only a batch larger than the page is read again, in order,
+     * for its first events (an engine before 0.3.1 reads the page through a function, in one
+     * round trip).
      */
     public Optional<ReadAhead> readAheadPage(int slot, long batchId, int max) {
         WholeBatch.checkPageSize(max);
@@ -414,12 +419,22 @@ public final class SlotConsumer {
                     return Rows.message(rs);
                 }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
             }
-            List<String> query = Sql.list(c, READ_AHEAD_QUERY, rs -> {
+            List<String[]> queries = Sql.list(c, READ_AHEAD_QUERY, rs -> {
                 ticks[0] = rs.getLong(2);
                 ticks[1] = rs.getLong(3);
-                return rs.getString(4);
+                return new String[] {rs.getString(4), rs.getString(5)};
             }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
-            return query.isEmpty() ? List.<Message>of() : Sql.list(c, query.get(0), Rows::message);
+            if (queries.isEmpty()) {
+                return List.<Message>of();
+            }
+            // Fewer rows than asked for are the whole batch: put in order here, where that moves
+            // references, rather than by the server, where sorting copies every row.
+            List<Message> any = new ArrayList<>(Sql.list(c, queries.get(0)[1], Rows::message));
+            if (any.size() < BatchPage.probeSize(max)) {
+                any.sort(Comparator.comparingLong(Message::msgId));
+                return any;
+            }
+            return Sql.list(c, queries.get(0)[0], Rows::message);
         });
         return BatchPage.of(read, max).map(page -> new ReadAhead(ticks[0], ticks[1], new OpenedBatch(page, null)));
     }

@@ -194,6 +194,11 @@ class ReadAheadIT {
                     (String) Db.rows(reader, QUERY, q, "c", slot, n, "w", open, null, 2).get(0).get("query")));
             assertEquals(ahead.subList(0, 2).stream().map(Msg::msgId).toList(),
                     firstTwo.stream().map(Msg::msgId).toList(), "at most i_max, in event order");
+            List<Msg> anyOrder = Db.with(reader, c -> Pq.query(c, (String) row.get("any_order_query")));
+            assertEquals(ahead.stream().map(Msg::msgId).sorted().toList(),
+                    anyOrder.stream().map(Msg::msgId).sorted().toList(), "the same events, in no set order");
+            assertEquals(2, Db.with(reader, c -> Pq.query(c, (String) Db.rows(reader, QUERY, q, "c", slot, n, "w",
+                    open, null, 2).get(0).get("any_order_query"))).size(), "at most i_max of them");
 
             receive(q, "twin", slot, n, null);
             Pq.ack(ds, q, "twin", slot, n, "w");
