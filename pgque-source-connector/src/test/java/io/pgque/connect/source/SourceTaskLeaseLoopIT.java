@@ -202,7 +202,8 @@ class SourceTaskLeaseLoopIT {
         Map<String, Long> calls = drainThreeLargeBatches("read_ahead", Map.of("pgque.lease.ttl.ms", "60000"));
         assertEquals(2, calls.get("open_read_ahead_partitioned"), "batches 2 and 3 were opened as read ahead");
         assertEquals(4, calls.get("window_scan_sql"),
-                "batch 1: a first page and a cursor over its rest; batches 2 and 3: one read-ahead each");
+                "batch 1: a first page and a cursor over its rest; batches 2 and 3: one read-ahead each, in one "
+                        + "query (10 events fit three chunks of 4)");
     }
 
     /**
