@@ -13,6 +13,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -289,6 +294,66 @@ class SlotConsumerIT {
             assertEquals(List.of("b2"), rest.next(10).stream().map(Message::payload).toList());
         }
         assertTrue(w.readAheadPage(0, ahead.batchId(), 10).isEmpty(), "no tick follows it yet");
+        w.ack(0);
+    }
+
+    /**
+     * A batch read ahead comes in event order even when the server returns its rows in another:
+     * across a table rotation the newer table's rows come first (the query unions the current
+     * table before the previous one), and the reader puts them in order.
+     */
+    @Test
+    void aBatchReadAheadAcrossATableRotationComesInEventOrder() throws Exception {
+        String q = queue("q_read_ahead_rotation");
+        SlotConsumer w = pq.slotConsumer(q, "g", 1, "w");
+        w.subscribe();
+        send(q, "tenant-a", "a0");
+        tick(pq, q);
+        w.claim(0, TTL).orElseThrow();
+        // Past the queue's first tick, taken when it was created: a consumer there holds the switch back.
+        w.receivePage(0, 10).orElseThrow();
+        w.ack(0);
+        send(q, "tenant-a", "b0");
+        tick(pq, q);
+        BatchPage open = w.receivePage(0, 10).orElseThrow();
+        send(q, "tenant-a", "x0");
+        send(q, "tenant-b", "x1");
+        try (Connection c = ds.getConnection();
+             PreparedStatement due = c.prepareStatement(
+                     "update pgque.queue set queue_switch_time = now() - interval '1 day' where queue_name = ?");
+             PreparedStatement step1 = c.prepareStatement("select pgque.maint_rotate_tables_step1(?)");
+             Statement st = c.createStatement()) {
+            // The rotation period is not what this is about: let the switch be due now.
+            due.setString(1, q);
+            due.executeUpdate();
+            step1.setString(1, q);
+            try (ResultSet rs = step1.executeQuery()) {
+                assertTrue(rs.next() && rs.getInt(1) == 1, "the queue switched tables");
+            }
+            st.execute("select pgque.maint_rotate_tables_step2()");
+        }
+        send(q, "tenant-a", "y0");
+        send(q, "tenant-b", "y1");
+        tick(pq, q);
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "select any_order_query from pgque.read_ahead_query(?, 'g', 0, 1, 'w', ?, null, 10)")) {
+            ps.setString(1, q);
+            ps.setLong(2, open.batchId());
+            List<String> serverOrder = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                try (Statement st = c.createStatement(); ResultSet rows = st.executeQuery(rs.getString(1))) {
+                    while (rows.next()) {
+                        serverOrder.add(rows.getString("payload"));
+                    }
+                }
+            }
+            assertEquals(List.of("y0", "y1", "x0", "x1"), serverOrder, "the newer table's rows first");
+        }
+        ReadAhead ahead = w.readAheadPage(0, open.batchId(), 10).orElseThrow();
+        assertEquals(List.of("x0", "x1", "y0", "y1"),
+                ahead.batch().first().messages().stream().map(Message::payload).toList());
+        assertTrue(w.ackAndOpen(0, open.batchId(), ahead));
         w.ack(0);
     }
 
