@@ -500,23 +500,42 @@ RETURNS TABLE (msg_id bigint, batch_id bigint, type text, payload text, retry_co
                extra1 text, extra2 text, extra3 text, extra4 text, from_tick bigint, to_tick bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    s pgque.subscription;
-    w record;
-    q pgque.queue;
+    p record;
 BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
         RAISE EXCEPTION 'pgque.read_ahead_page: max must be >= 1, got %', i_max USING ERRCODE = '22023';
     END IF;
-    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
-    w := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
+    p := pgque.read_ahead_plan(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_window_events);
+    IF p.batch_id IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE pgque.window_scan_sql(p.queue, p.sub_id, p.snap1, p.snap2, NULL, i_max, i_slot, i_n,
+                                               p.batch_id, ARRAY[p.from_tick, p.to_tick]);
+END
+$$;
+
+-- Internal: what reading ahead of the slot's open batch i_batch_id reads -- the next batch's id
+-- (drawn now), its ticks and their snapshots, the queue and the subscription -- after checking
+-- the lease without renewing it; all NULL when there is nothing to read ahead (read_ahead_ticks).
+CREATE OR REPLACE FUNCTION pgque.read_ahead_plan(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_window_events bigint,
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT queue pgque.queue, OUT sub_id int4,
+    OUT snap1 pg_snapshot, OUT snap2 pg_snapshot)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
+    w record := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
+BEGIN
     IF w.to_tick IS NULL THEN
         RETURN;
     END IF;
-    SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
-    RETURN QUERY EXECUTE pgque.window_scan_sql(q, s.sub_id,
-        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick),
-        (SELECT tick_snapshot FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick),
-        NULL, i_max, i_slot, i_n, nextval('pgque.batch_id_seq'), ARRAY[w.from_tick, w.to_tick]);
+    SELECT * INTO queue FROM pgque.queue q WHERE q.queue_id = s.sub_queue;
+    SELECT tick_snapshot INTO snap1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick;
+    SELECT tick_snapshot INTO snap2 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick;
+    batch_id := nextval('pgque.batch_id_seq');
+    from_tick := w.from_tick;
+    to_tick := w.to_tick;
+    sub_id := s.sub_id;
 END
 $$;
 
@@ -535,28 +554,21 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_query(i_queue text, i_consumer text,
 RETURNS SETOF record
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    s pgque.subscription;
-    w record;
-    q pgque.queue;
-    v_snap1 pg_snapshot;
-    v_snap2 pg_snapshot;
+    p record;
 BEGIN
     IF i_max < 1 THEN
         RAISE EXCEPTION 'pgque.read_ahead_query: max must be >= 1 or NULL, got %', i_max USING ERRCODE = '22023';
     END IF;
-    s := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
-    w := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
-    IF w.to_tick IS NULL THEN
+    p := pgque.read_ahead_plan(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_window_events);
+    IF p.batch_id IS NULL THEN
         RETURN;
     END IF;
-    SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
-    SELECT tick_snapshot INTO v_snap1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.from_tick;
-    SELECT tick_snapshot INTO v_snap2 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = w.to_tick;
-    batch_id := nextval('pgque.batch_id_seq');
-    from_tick := w.from_tick;
-    to_tick := w.to_tick;
-    query := pgque.window_scan_sql(q, s.sub_id, v_snap1, v_snap2, NULL, i_max, i_slot, i_n, batch_id);
-    any_order_query := pgque.window_scan_rows(q, s.sub_id, v_snap1, v_snap2, NULL, i_slot, i_n, batch_id, NULL)
+    batch_id := p.batch_id;
+    from_tick := p.from_tick;
+    to_tick := p.to_tick;
+    query := pgque.window_scan_sql(p.queue, p.sub_id, p.snap1, p.snap2, NULL, i_max, i_slot, i_n, p.batch_id);
+    any_order_query := pgque.window_scan_rows(p.queue, p.sub_id, p.snap1, p.snap2, NULL, i_slot, i_n, p.batch_id,
+                                              NULL)
                        || CASE WHEN i_max IS NULL THEN '' ELSE ' LIMIT ' || i_max END;
     RETURN NEXT;
 END

@@ -145,6 +145,7 @@ REVOKE ALL ON FUNCTION
     pgque.window_scan_rows(pgque.queue, int4, pg_snapshot, pg_snapshot, bigint, int, int, bigint, bigint[]),
     pgque.batch_scan_sql(bigint, bigint, int, int, int, boolean),
     pgque.read_ahead_ticks(pgque.subscription, text, bigint, bigint),
+    pgque.read_ahead_plan(text, text, int, int, text, bigint, bigint),
     pgque.batch_messages(bigint, bigint, int, int, int),
     pgque.batch_consumer_name(bigint),
     pgque.batch_event(bigint, bigint, int, int),

@@ -108,6 +108,13 @@ class ReadAheadIT {
         return Db.one(ds, Boolean.class, OPEN, q, consumer, slot, n, "w", w.batchId(), w.fromTick(), w.toTick());
     }
 
+    /** The batch after the open one, as consumer "twin" reads the same slot the usual way: one batch after the other. */
+    private static List<Msg> twinsNextBatch(String q, int slot, int n) {
+        receive(q, "twin", slot, n, null);
+        Pq.ack(ds, q, "twin", slot, n, "w");
+        return receive(q, "twin", slot, n, null);
+    }
+
     private static List<String> payloads(List<Msg> batch) {
         return batch.stream().map(Msg::payload).toList();
     }
@@ -127,10 +134,7 @@ class ReadAheadIT {
             List<Msg> ahead = read(q, "c", slot, n, "w", next);
             assertTrue(ahead.stream().allMatch(m -> m.batchId() == next.batchId()), "read as the batch to come");
 
-            // The twin reads the same slot the usual way, one batch after the other.
-            receive(q, "twin", slot, n, null);
-            Pq.ack(ds, q, "twin", slot, n, "w");
-            List<Msg> usual = receive(q, "twin", slot, n, null);
+            List<Msg> usual = twinsNextBatch(q, slot, n);
             assertEquals(payloads(usual), payloads(ahead));
             assertEquals(usual.stream().map(Msg::msgId).toList(), ahead.stream().map(Msg::msgId).toList());
 
@@ -200,9 +204,7 @@ class ReadAheadIT {
             assertEquals(2, Db.with(reader, c -> Pq.query(c, (String) Db.rows(reader, QUERY, q, "c", slot, n, "w",
                     open, null, 2).get(0).get("any_order_query"))).size(), "at most i_max of them");
 
-            receive(q, "twin", slot, n, null);
-            Pq.ack(ds, q, "twin", slot, n, "w");
-            List<Msg> usual = receive(q, "twin", slot, n, null);
+            List<Msg> usual = twinsNextBatch(q, slot, n);
             assertEquals(usual.stream().map(Msg::msgId).toList(), ahead.stream().map(Msg::msgId).toList());
             assertEquals(payloads(usual), payloads(ahead));
 
