@@ -107,7 +107,7 @@ class SlotPollerFaultIT {
     @ParameterizedTest(name = "{0} fails {1}, occurrence {2}")
     @MethodSource("faults")
     void everySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth) throws Exception {
-        Run run = new Run(false, 1);
+        Run run = new Run(false, 1, false);
         run.faulty.arm(step, when, nth);
         // Renewals are due only once a batch has waited on Kafka for a third of the TTL: slot 1's
         // batches wait that long, while slot 0 goes on and is served in between.
@@ -140,11 +140,33 @@ class SlotPollerFaultIT {
     void withReadAheadEverySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth,
                                                                               boolean reported, int pageChunks)
             throws Exception {
-        Run run = new Run(true, pageChunks);
+        Run run = new Run(true, pageChunks, false);
         run.faulty.arm(step, when, nth);
         run.driveToTheEnd(Duration.ZERO, reported);
         // Each slot's first batch is received; its next two are read ahead, one fault or not.
         assertTrue(run.readAheadOpens.get() >= 1, "batches were opened as read ahead: " + run.readAheadOpens);
+    }
+
+    static Stream<Arguments> transactionFaults() {
+        return readAheadFaults().filter(a -> (int) a.get()[4] == 3);
+    }
+
+    /**
+     * In Kafka transactions (exactly-once): a poll hands over every slot's chunks, a batch read
+     * ahead in one query whole, and Kafka acknowledges a poll's records all at once, when its
+     * transaction commits.
+     */
+    @ParameterizedTest(name = "transactions, pages of {4} chunks: {0} fails {1}, occurrence {2}")
+    @MethodSource("transactionFaults")
+    void inTransactionsEverySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth,
+                                                                                boolean reported, int pageChunks)
+            throws Exception {
+        Run run = new Run(true, pageChunks, true);
+        run.faulty.arm(step, when, nth);
+        run.driveToTheEnd(Duration.ZERO, reported);
+        assertTrue(run.readAheadOpens.get() >= 1, "batches were opened as read ahead: " + run.readAheadOpens);
+        assertTrue(run.mostOfASlotInAPoll > 2 * PAGE, "a batch read ahead (10 events of the slot) went out whole in "
+                + "one transaction, though larger than two chunks: at most " + run.mostOfASlotInAPoll);
     }
 
     /**
@@ -155,7 +177,7 @@ class SlotPollerFaultIT {
      */
     @Test
     void aRenewalFailingAfterABatchWasTakenLosesNothing() throws Exception {
-        Run run = new Run(false, 1);
+        Run run = new Run(false, 1, false);
         // One batch of each slot out, none acknowledged by Kafka yet.
         List<SourceRecord> slot0 = null;
         List<SourceRecord> slot1 = null;
@@ -203,9 +225,12 @@ class SlotPollerFaultIT {
         final List<SourceRecord> delivered = new ArrayList<>();
         final List<Held> held = new ArrayList<>();
         final AtomicInteger readAheadOpens = new AtomicInteger();
+        /** Most records of one slot a poll may hand over. */
+        final int perSlotPerPoll;
+        long mostOfASlotInAPoll;
         int failures;
 
-        Run(boolean readAhead, int readAheadPageChunks) {
+        Run(boolean readAhead, int readAheadPageChunks, boolean transactional) {
             pg.createQueue(queue);
             pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
             keys.addAll(pg.keysOnSlot("a", 0, N, 2));
@@ -213,7 +238,11 @@ class SlotPollerFaultIT {
             for (int round = 0; round < ROUNDS; round++) {
                 sendRound(pg, queue, keys, round * 5);
             }
-            poller = poller(faulty, queue, consumer, readAhead, readAheadPageChunks, new SlotEvents() {
+            // Without transactions one chunk per poll; with them, two chunks of a batch streamed
+            // through a cursor or a batch read ahead in one query whole, per slot.
+            perSlotPerPoll = transactional ? PAGE * Math.max(2, readAheadPageChunks) : PAGE;
+            BatchBoundary boundary = transactional ? BatchBoundary.WORKER : BatchBoundary.NONE;
+            poller = poller(faulty, queue, consumer, readAhead, readAheadPageChunks, boundary, new SlotEvents() {
                 @Override
                 public void batchReadAhead(int slot) {
                     readAheadOpens.incrementAndGet();
@@ -240,8 +269,13 @@ class SlotPollerFaultIT {
                     }
                     long now = System.nanoTime();
                     if (batch != null) {
-                        assertTrue(batch.size() <= PAGE, "one chunk per poll, also of a batch read ahead in one "
-                                + "query of several: " + batch.size());
+                        for (int slot = 0; slot < N; slot++) {
+                            int fromSlot = slot;
+                            long count = batch.stream().filter(r -> header(r, EventHeaders.SLOT) == fromSlot).count();
+                            mostOfASlotInAPoll = Math.max(mostOfASlotInAPoll, count);
+                            assertTrue(count <= perSlotPerPoll, "at most " + perSlotPerPoll + " records of slot " + slot
+                                    + " per poll, also of a batch read ahead in one query of several: " + count);
+                        }
                         delivered.addAll(batch);
                         boolean slow = header(batch.get(0), EventHeaders.SLOT) == 1;
                         held.add(new Held(batch, now + (slow ? slowSlotDelay.toNanos() : 0)));
@@ -273,14 +307,14 @@ class SlotPollerFaultIT {
     }
 
     private static SlotPoller poller(FaultInjectingDataSource ds, String queue, String consumer, boolean readAhead,
-                                     int readAheadPageChunks, SlotEvents events) {
+                                     int readAheadPageChunks, BatchBoundary boundary, SlotEvents events) {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0,1");
         SourceConfig config = new SourceConfig(props);
         RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
                 records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), events,
-                DeliveredPositions.NONE, BatchBoundary.NONE, readAhead ? 2 : -1, readAheadPageChunks);
+                DeliveredPositions.NONE, boundary, readAhead ? 2 : -1, readAheadPageChunks);
     }
 
     private static boolean caughtUp(String queue, String consumer) {

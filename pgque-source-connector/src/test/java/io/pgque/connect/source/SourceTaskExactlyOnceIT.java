@@ -259,6 +259,50 @@ class SourceTaskExactlyOnceIT {
         assertEquals(List.of(first.get(15), rest.get(13)), context.transactionEnds, "a transaction per poll");
     }
 
+    /**
+     * A batch read ahead in one query (it fits the read-ahead page of three chunks) is in memory
+     * whole: it goes out as one transaction, though it is larger than two chunks, while a batch
+     * read the usual way still gives two chunks per transaction. It is acked only after that
+     * transaction committed.
+     */
+    @Test
+    void aBatchReadAheadWholeGoesOutAsOneTransaction() throws Exception {
+        String queue = "eos_read_ahead";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, queue, N, "setup").subscribe();
+        List<String> keys = pg.keysOnSlot(queue, 0, N, 2);
+        sendRound(pg, queue, keys, 0);
+        sendRound(pg, queue, keys, 5);
+        Map<String, String> props = chunked(props(queue));
+        props.put("pgque.batch.catchup.max.events", "0"); // a batch per tick: ten events each
+
+        FakeContext context = new FakeContext(props);
+        PgQueSourceTask task = start(context);
+        List<SourceRecord> first = pollUntilRecords(task);
+        assertEquals(values(keys, 0, 5).subList(0, 8), values(first), "the first batch, read the usual way: two chunks");
+        first.forEach(r -> task.commitRecord(r, null));
+        List<SourceRecord> rest = pollUntilRecords(task);
+        assertEquals(values(keys, 0, 5).subList(8, 10), values(rest), "then its last chunk");
+        long tickBefore = pg.lastTick(queue, queue, 0);
+        rest.forEach(r -> task.commitRecord(r, null));
+
+        List<SourceRecord> second = pollUntilRecords(task);
+        assertEquals(values(keys, 5, 10), values(second), "the batch read ahead: three chunks in one poll");
+        assertEquals(List.of(first.get(7), rest.get(1), second.get(9)), context.transactionEnds,
+                "a transaction per poll");
+        long afterFirst = pg.lastTick(queue, queue, 0);
+        assertTrue(afterFirst > tickBefore, "the first batch was acked when the second was opened");
+        for (int i = 0; i < 3; i++) {
+            assertNull(task.poll(), "nothing more to send while the transaction is open");
+        }
+        assertEquals(afterFirst, pg.lastTick(queue, queue, 0), "not acked before the commit");
+        second.forEach(r -> task.commitRecord(r, null));
+        QueueFixture.await("the batch read ahead acked after the commit", Duration.ofSeconds(15), () -> {
+            assertNull(pollQuietly(task));
+            return pg.lastTick(queue, queue, 0) > afterFirst;
+        });
+    }
+
     /** Keys of slot 0 and keys of slot 1, three each, on a queue with a subscribed consumer of N slots. */
     private List<List<String>> setUpTwoSlots(String queue) {
         pg.createQueue(queue);

@@ -92,7 +92,8 @@ public final class SlotPoller {
      * @param ttl          lease TTL given to every claim
      * @param pollInterval how long an empty or unclaimable slot rests, and the longest one poll() waits
      * @param chunkSize    events per read from the database; one poll() returns one chunk of one slot
-     *                     without Kafka transactions, up to two chunks per slot with them
+     *                     without Kafka transactions; with them, per slot up to two chunks, or the
+     *                     chunks of a batch read ahead in one query
      * @param cursors      connections for the cursors over the rest of large batches (one per slot streaming one)
      * @param backoff      pause after a transient database failure, before poll() reports it
      * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
@@ -277,31 +278,37 @@ public final class SlotPoller {
      * added to it, the offsets, the commit markers) whatever its size, so sharing one among the
      * slots of a task, and giving it two chunks of a large batch, is what makes exactly-once cheap.
      *
-     * <p>A slot streaming a batch larger than a chunk gives a second chunk, and no more: Kafka
-     * acknowledges the records of a transaction only once it commits, so none of this pass's is
-     * acknowledged yet and {@link StreamedBatch#readyForMore} stops at two. A transaction thus holds
-     * at most two chunks per slot, the bound on a task's memory in at-least-once mode too. Each
-     * slot still has at most one batch in flight, read after its previous batch was acked, and
-     * acked only after Kafka acknowledged its every record, that is after its transaction committed.
+     * <p>A slot whose batch was read ahead in one query (up to {@link #READ_AHEAD_PAGE_CHUNKS}
+     * chunks, already in memory) gives all of it: the catch-up window's batches then go out as one
+     * transaction each rather than two. A slot streaming a batch through a cursor gives a second
+     * chunk, and no more: Kafka acknowledges the records of a transaction only once it commits, so
+     * none of this pass's is acknowledged yet and {@link StreamedBatch#readyForMore} stops at two.
+     * A transaction thus holds per slot what the slot holds in memory anyway: at most the chunks
+     * read ahead, or two chunks of a larger batch. Each slot still has at most one batch in flight,
+     * read after its previous batch was acked, and acked only after Kafka acknowledged its every
+     * record, that is after its transaction committed.
      *
      * @return true: every slot had its turn
      */
     private boolean gather(List<SourceRecord> out, long now, boolean tick) {
         for (SlotState slot : slots) {
-            List<SourceRecord> chunk = next(slot, now, tick);
-            if (chunk != null) {
-                out.addAll(chunk);
-            }
+            addTo(out, next(slot, now, tick));
         }
         for (SlotState slot : slots) {
+            while (!slot.idle() && slot.batch().hasBuffered()) {
+                addTo(out, readOn(slot));
+            }
             if (!slot.idle() && slot.batch().readyForMore()) {
-                List<SourceRecord> chunk = readOn(slot);
-                if (chunk != null) {
-                    out.addAll(chunk);
-                }
+                addTo(out, readOn(slot));
             }
         }
         return true;
+    }
+
+    private static void addTo(List<SourceRecord> out, List<SourceRecord> chunk) {
+        if (chunk != null) {
+            out.addAll(chunk);
+        }
     }
 
     /** What the slot has to hand over now: its next batch after acking the delivered one, its next chunk, or a first read. */

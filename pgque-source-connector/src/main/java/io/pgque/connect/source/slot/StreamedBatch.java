@@ -127,6 +127,11 @@ public final class StreamedBatch implements DeliveryTicket {
         return chunk;
     }
 
+    /** True while events read ahead beyond the chunks taken wait to be handed over. */
+    public boolean hasBuffered() {
+        return buffered != null;
+    }
+
     /** True when nothing is buffered and no event follows the buffered ones: the batch is read. */
     public boolean readToEnd() {
         return buffered == null && !moreAfterBuffer;
