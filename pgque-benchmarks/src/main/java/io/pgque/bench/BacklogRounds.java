@@ -114,6 +114,9 @@ final class BacklogRounds {
         String topic = config.get("topic");
         kafka.runConnector(topic, config, tasks);
         AppendSpan span = kafka.appendSpan(topic, events);
+        if ("exactly_once".equals(config.get("pgque.delivery.guarantee"))) {
+            System.out.println("  " + SourceKafkaSide.transactionSizes(topic));
+        }
         kafka.removeConnector(topic, () -> tasksGone(c, topic)
                 && (!slots || SourceBenchmark.leasesReleased(c, config.get("pgque.consumer"))));
         return span;

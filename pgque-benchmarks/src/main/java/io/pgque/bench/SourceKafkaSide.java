@@ -11,12 +11,19 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -82,6 +89,28 @@ final class SourceKafkaSide implements AutoCloseable {
     void runConnector(String name, Map<String, String> config, int tasks) throws InterruptedException {
         connect.configureConnector(name, config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, tasks, name + " did not start");
+    }
+
+    /**
+     * Records per Kafka transaction of each task of connector {@code name}, as the worker (in
+     * this JVM) measured them: its {@code transaction-size-avg} and {@code -max}, over the
+     * metrics' sample windows (30 s each by default, so a whole drain).
+     */
+    static String transactionSizes(String name) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        StringBuilder out = new StringBuilder("records per transaction:");
+        try {
+            Set<ObjectName> tasks = new TreeSet<>(server.queryNames(
+                    new ObjectName("kafka.connect:type=source-task-metrics,connector=" + name + ",task=*"), null));
+            for (ObjectName task : tasks) {
+                out.append(String.format(Locale.ROOT, " task %s avg %.0f, max %.0f;", task.getKeyProperty("task"),
+                        (Double) server.getAttribute(task, "transaction-size-avg"),
+                        (Double) server.getAttribute(task, "transaction-size-max")));
+            }
+        } catch (JMException e) {
+            out.append(" not measured (").append(e.getMessage()).append(')');
+        }
+        return out.toString();
     }
 
     void removeConnector(String name, BooleanSupplier stopped) throws InterruptedException {
