@@ -113,7 +113,9 @@ final class BacklogRounds {
                                 int events, boolean slots) throws Exception {
         String topic = config.get("topic");
         kafka.runConnector(topic, config, tasks);
-        AppendSpan span = kafka.appendSpan(topic, events);
+        BatchGaps gaps = new BatchGaps();
+        AppendSpan span = kafka.appendSpan(topic, events, gaps);
+        System.out.println("  " + gaps.summary(span));
         if ("exactly_once".equals(config.get("pgque.delivery.guarantee"))) {
             System.out.println("  " + SourceKafkaSide.transactionSizes(topic));
         }

@@ -140,6 +140,11 @@ final class SourceKafkaSide implements AutoCloseable {
      * Records are counted, not offsets: transaction markers take offsets too.
      */
     AppendSpan appendSpan(String topic, long expected) throws InterruptedException {
+        return appendSpan(topic, expected, new BatchGaps());
+    }
+
+    /** As {@link #appendSpan(String, long)}, every record also counted into {@code gaps}. */
+    AppendSpan appendSpan(String topic, long expected, BatchGaps gaps) throws InterruptedException {
         awaitWritten(topic, expected);
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
@@ -154,6 +159,7 @@ final class SourceKafkaSide implements AutoCloseable {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     first = Math.min(first, record.timestamp());
                     last = Math.max(last, record.timestamp());
+                    gaps.add(record);
                     count++;
                 }
             }
