@@ -62,6 +62,7 @@ final class SourceDrainBenchmark {
 
     private static final Map<String, String> ONE_TICK_PER_BATCH = Map.of("pgque.batch.catchup.max.events", "0");
     private static final Map<String, String> NO_READ_AHEAD = Map.of("pgque.batch.read.ahead", "false");
+    private static final Map<String, String> NO_SEND_AHEAD = Map.of("pgque.batch.send.ahead", "false");
     private static final Map<String, String> WINDOW_2500 = Map.of("pgque.batch.catchup.max.events", "2500");
 
     private static final List<Route> ROUTES = List.of(
@@ -81,6 +82,10 @@ final class SourceDrainBenchmark {
                     NO_READ_AHEAD),
             new Route("c4x2eosn", "connector, 4 slots, 2 tasks, exactly_once, no read-ahead", Kind.CONNECTOR, 4, 2,
                     true, NO_READ_AHEAD),
+            new Route("c1x1o", "connector, 1 slot, 1 task, no send-ahead", Kind.CONNECTOR, 1, 1, false,
+                    NO_SEND_AHEAD),
+            new Route("c4x2o", "connector, 4 slots, 2 tasks, no send-ahead", Kind.CONNECTOR, 4, 2, false,
+                    NO_SEND_AHEAD),
             new Route("c1x1w", "connector, 1 slot, 1 task, catch-up window 2500", Kind.CONNECTOR, 1, 1, false,
                     WINDOW_2500),
             new Route("c4x2w", "connector, 4 slots, 2 tasks, catch-up window 2500", Kind.CONNECTOR, 4, 2, false,

@@ -33,6 +33,7 @@ import io.pgque.connect.source.resize.ResizeMetrics;
 import io.pgque.connect.source.resize.SlotSetReader;
 import io.pgque.connect.source.resize.SlotSetSwitch;
 import io.pgque.connect.source.slot.ConsumerSetup;
+import io.pgque.connect.source.slot.ReadAheadSettings;
 import io.pgque.connect.source.slot.SlotPoller;
 import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.slot.WorkerIds;
@@ -134,8 +135,7 @@ public class PgQueSourceTask extends SourceTask {
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
                     config.pollInterval(), config.batchMaxEvents(), cursorDataSource,
                     Duration.ofMillis(config.connection().backoffMs()),
-                    metrics, positions, boundary, config.batchReadAhead() ? config.slots() : -1,
-                    SlotPoller.READ_AHEAD_PAGE_CHUNKS);
+                    metrics, positions, boundary, readAhead(config));
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                     new HashSet<>(setSlots), metrics, "pgque-monitor-" + connector + "-" + task, SAMPLE_EVERY,
                     config.metricsLogInterval());
@@ -166,6 +166,13 @@ public class PgQueSourceTask extends SourceTask {
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
                 task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
                 exactlyOnce ? "exactly-once" : "at-least-once", ticker != null ? ", and shares the ticker duty" : "");
+    }
+
+    /** One spare cursor connection per slot of the consumer for batches read ahead, as the pool is sized. */
+    private static ReadAheadSettings readAhead(SourceConfig config) {
+        return config.batchReadAhead()
+                ? new ReadAheadSettings(config.slots(), SlotPoller.READ_AHEAD_PAGE_CHUNKS, config.batchSendAhead())
+                : ReadAheadSettings.OFF;
     }
 
     private static RecordFactory records(SourceConfig config, UnreadableEvents unreadable) {

@@ -18,6 +18,7 @@ import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.RecordValues;
 import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.TrackedRecord;
+import io.pgque.connect.source.slot.ReadAheadSettings;
 import io.pgque.connect.source.slot.SlotEvents;
 import io.pgque.connect.source.slot.SlotPoller;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -145,6 +146,13 @@ class SlotPollerFaultIT {
         run.driveToTheEnd(Duration.ZERO, reported);
         // Each slot's first batch is received; its next two are read ahead, one fault or not.
         assertTrue(run.readAheadOpens.get() >= 1, "batches were opened as read ahead: " + run.readAheadOpens);
+        if (pageChunks > 1) {
+            // Read ahead in one query, so sent ahead too: the fault also strikes the ack and open
+            // of a batch whose first records are out already.
+            assertTrue(run.sentAhead.get() >= 1, "batches were sent ahead: " + run.sentAhead);
+        } else {
+            assertEquals(0, run.sentAhead.get(), "a batch read ahead into a cursor is not sent ahead");
+        }
     }
 
     static Stream<Arguments> transactionFaults() {
@@ -165,6 +173,7 @@ class SlotPollerFaultIT {
         run.faulty.arm(step, when, nth);
         run.driveToTheEnd(Duration.ZERO, reported);
         assertTrue(run.readAheadOpens.get() >= 1, "batches were opened as read ahead: " + run.readAheadOpens);
+        assertEquals(0, run.sentAhead.get(), "nothing is sent ahead in Kafka transactions");
         assertTrue(run.mostOfASlotInAPoll > 2 * PAGE, "a batch read ahead (10 events of the slot) went out whole in "
                 + "one transaction, though larger than two chunks: at most " + run.mostOfASlotInAPoll);
     }
@@ -225,12 +234,15 @@ class SlotPollerFaultIT {
         final List<SourceRecord> delivered = new ArrayList<>();
         final List<Held> held = new ArrayList<>();
         final AtomicInteger readAheadOpens = new AtomicInteger();
+        final AtomicInteger sentAhead = new AtomicInteger();
         /** Most records of one slot a poll may hand over. */
         final int perSlotPerPoll;
         long mostOfASlotInAPoll;
+        final boolean transactional;
         int failures;
 
         Run(boolean readAhead, int readAheadPageChunks, boolean transactional) {
+            this.transactional = transactional;
             pg.createQueue(queue);
             pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
             keys.addAll(pg.keysOnSlot("a", 0, N, 2));
@@ -246,6 +258,11 @@ class SlotPollerFaultIT {
                 @Override
                 public void batchReadAhead(int slot) {
                     readAheadOpens.incrementAndGet();
+                }
+
+                @Override
+                public void batchSentAhead(int slot) {
+                    sentAhead.incrementAndGet();
                 }
             });
         }
@@ -282,10 +299,13 @@ class SlotPollerFaultIT {
                     }
                     // Kafka acknowledges in bursts: once two batches are out (or nothing new came),
                     // every one that is due, so a pass can find a delivered batch besides the one
-                    // it serves and ack it on the side.
+                    // it serves and ack it on the side. Without transactions, each slot's newest
+                    // chunk waits for a later burst (until nothing new comes), as the last records
+                    // of a batch wait on Kafka while the next batch could already go out.
                     if (held.size() >= 2 || batch == null) {
+                        List<Held> newest = !transactional && batch != null ? newestPerSlot(held) : List.of();
                         held.removeIf(h -> {
-                            if (now < h.ackAt()) {
+                            if (newest.contains(h) || now < h.ackAt()) {
                                 return false;
                             }
                             acknowledge(h.records());
@@ -314,7 +334,18 @@ class SlotPollerFaultIT {
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return new SlotPoller(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), List.of(0, 1),
                 records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), events,
-                DeliveredPositions.NONE, boundary, readAhead ? 2 : -1, readAheadPageChunks);
+                DeliveredPositions.NONE, boundary,
+                // Sending ahead as a task does by default (it needs batches read ahead in one query).
+                readAhead ? new ReadAheadSettings(2, readAheadPageChunks, true) : ReadAheadSettings.OFF);
+    }
+
+    /** Of chunks each of one slot's records (no transactions), the last one held of each slot. */
+    private static List<Held> newestPerSlot(List<Held> held) {
+        Map<Long, Held> last = new java.util.HashMap<>();
+        for (Held h : held) {
+            last.put(header(h.records().get(0), EventHeaders.SLOT), h);
+        }
+        return new ArrayList<>(last.values());
     }
 
     private static boolean caughtUp(String queue, String consumer) {

@@ -151,6 +151,11 @@ public class SourceConfig extends AbstractConfig {
         return getBoolean(SourceConfigDef.BATCH_READ_AHEAD);
     }
 
+    /** Whether a batch read ahead may go out before the one in front of it is acked; see the key's doc. */
+    public boolean batchSendAhead() {
+        return getBoolean(SourceConfigDef.BATCH_SEND_AHEAD);
+    }
+
     /** Zero when the periodic log line is off. */
     public Duration metricsLogInterval() {
         return Duration.ofMillis(getLong(SourceConfigDef.METRICS_LOG_INTERVAL_MS));

@@ -45,6 +45,7 @@ public final class SourceConfigDef {
     public static final String BATCH_MAX_EVENTS = "pgque.batch.max.events";
     public static final String BATCH_CATCHUP_MAX_EVENTS = "pgque.batch.catchup.max.events";
     public static final String BATCH_READ_AHEAD = "pgque.batch.read.ahead";
+    public static final String BATCH_SEND_AHEAD = "pgque.batch.send.ahead";
     public static final String METRICS_LOG_INTERVAL_MS = "pgque.metrics.log.interval.ms";
 
     public static final String TICKER_ENABLED = "pgque.ticker.enabled";
@@ -72,6 +73,7 @@ public final class SourceConfigDef {
     public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
     public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 2_500L;
     public static final boolean BATCH_READ_AHEAD_DEFAULT = true;
+    public static final boolean BATCH_SEND_AHEAD_DEFAULT = true;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
     public static final long TICKER_INTERVAL_MS_DEFAULT = 100L;
     public static final long MAINT_INTERVAL_MS_DEFAULT = 30_000L;
@@ -195,6 +197,16 @@ public final class SourceConfigDef {
                         + "when no batch follows yet, and up to two cursor connections per slot. Needs engine 0.3.0; "
                         + "on an older one the task reads each batch once it is open.",
                 POLLING_GROUP, ++order, Width.SHORT, "Read ahead");
+        def.define(BATCH_SEND_AHEAD, Type.BOOLEAN, BATCH_SEND_AHEAD_DEFAULT, Importance.LOW,
+                "Whether a slot starts sending the batch it read ahead (pgque.batch.read.ahead, in one query) "
+                        + "while Kafka still acknowledges the last records of the current one (ordered mode, "
+                        + "at_least_once without Kafka transactions). The current batch is still acked in PgQue only "
+                        + "once Kafka acknowledged its every record, and the next one opened only then, in the same "
+                        + "transaction; but Kafka no longer waits idle for that ack and open at every batch boundary. "
+                        + "What it costs: after a crash or a lost lease up to two batches of the slot are delivered "
+                        + "again instead of one. Ignored in exactly_once mode, where each batch's records commit "
+                        + "with its offsets.",
+                POLLING_GROUP, ++order, Width.SHORT, "Send ahead");
         def.define(METRICS_LOG_INTERVAL_MS, Type.LONG, METRICS_LOG_INTERVAL_MS_DEFAULT, Range.atLeast(0L),
                 Importance.LOW,
                 "How often each task logs its slots' lag, pending events and throughput at INFO, in "

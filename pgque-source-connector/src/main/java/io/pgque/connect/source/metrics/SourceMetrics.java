@@ -35,6 +35,7 @@ public final class SourceMetrics implements SlotEvents {
     private final LongAdder leasesLost = new LongAdder();
     private final LongAdder batchesSkipped = new LongAdder();
     private final LongAdder batchesReadAhead = new LongAdder();
+    private final LongAdder batchesSentAhead = new LongAdder();
     private final LongAdder eventsDeadLettered = new LongAdder();
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
@@ -46,6 +47,7 @@ public final class SourceMetrics implements SlotEvents {
     private final Sensor lostSensor;
     private final Sensor skippedSensor;
     private final Sensor readAheadSensor;
+    private final Sensor sentAheadSensor;
     private final Sensor deadLetteredSensor;
 
     /** @param plugin Connect's plugin metrics, or null where there are none (unit tests) */
@@ -55,7 +57,7 @@ public final class SourceMetrics implements SlotEvents {
             samples.put(slot, SlotSample.UNKNOWN);
         }
         if (plugin == null) {
-            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = readAheadSensor = null;
+            recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = readAheadSensor = sentAheadSensor = null;
             deadLetteredSensor = null;
             return;
         }
@@ -77,6 +79,9 @@ public final class SourceMetrics implements SlotEvents {
         readAheadSensor = sensor("pgque-batches-read-ahead");
         readAheadSensor.add(name("batches-read-ahead-total", "Batches read while the slot's previous batch was on "
                 + "its way to Kafka, and opened as read"), new CumulativeSum());
+        sentAheadSensor = sensor("pgque-batches-sent-ahead");
+        sentAheadSensor.add(name("batches-sent-ahead-total", "Batches read ahead whose first records went to Kafka "
+                + "before the slot's previous batch was acked (pgque.batch.send.ahead)"), new CumulativeSum());
         deadLetteredSensor = sensor("pgque-events-dead-lettered");
         deadLetteredSensor.add(name("events-dead-lettered-total", "Events moved to the queue's dead letters "
                 + "because their payload could not be converted (errors.tolerance=all)"), new CumulativeSum());
@@ -125,6 +130,12 @@ public final class SourceMetrics implements SlotEvents {
         record(readAheadSensor, 1);
     }
 
+    @Override
+    public void batchSentAhead(int slot) {
+        batchesSentAhead.increment();
+        record(sentAheadSensor, 1);
+    }
+
     /** An event was moved to the dead letters as unreadable; called on the poll thread. */
     public void eventDeadLettered() {
         eventsDeadLettered.increment();
@@ -171,6 +182,10 @@ public final class SourceMetrics implements SlotEvents {
 
     public long batchesReadAhead() {
         return batchesReadAhead.sum();
+    }
+
+    public long batchesSentAhead() {
+        return batchesSentAhead.sum();
     }
 
     public long eventsDeadLettered() {

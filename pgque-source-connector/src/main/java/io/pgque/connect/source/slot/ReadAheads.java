@@ -33,18 +33,15 @@ final class ReadAheads {
     private final ExecutorService thread;
 
     /**
-     * @param spareConnections cursor connections beyond one per slot; none: nothing is read ahead
-     *                         with a cursor (batches that fit a page still are)
+     * @param settings its spare cursor connections, beyond one per slot (none: nothing is read
+     *                 ahead with a cursor, batches that fit a page still are), and its page size
      */
-    ReadAheads(SlotConsumer consumer, DataSource cursors, int chunkSize, int spareConnections, int pageChunks) {
-        if (pageChunks < 1) {
-            throw new IllegalArgumentException("pageChunks must be at least 1, was " + pageChunks);
-        }
-        this.pageChunks = pageChunks;
+    ReadAheads(SlotConsumer consumer, DataSource cursors, int chunkSize, ReadAheadSettings settings) {
+        this.pageChunks = settings.pageChunks();
         this.consumer = consumer;
         this.cursors = cursors;
         this.chunkSize = chunkSize;
-        this.spare = new Semaphore(Math.max(spareConnections, 0));
+        this.spare = new Semaphore(Math.max(settings.spareCursors(), 0));
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "pgque-read-ahead-" + consumer.consumer());
             t.setDaemon(true);

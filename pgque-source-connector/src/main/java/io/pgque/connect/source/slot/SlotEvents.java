@@ -34,6 +34,13 @@ public interface SlotEvents {
     default void batchReadAhead(int slot) {
     }
 
+    /**
+     * The first chunk of a batch read ahead went to Kafka before the batch in front of it was
+     * acked (at-least-once; see {@link SlotPoller}).
+     */
+    default void batchSentAhead(int slot) {
+    }
+
     SlotEvents NONE = new SlotEvents() {
     };
 }

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source.slot;
 
+import io.pgque.client.ReadAhead;
 
 /**
  * What one task knows about one of its slots: whether it holds the lease (and at which epoch),
@@ -17,6 +18,7 @@ final class SlotState {
     private final int slot;
     private long epoch = NO_LEASE;
     private StreamedBatch batch;
+    private SentAhead sentAhead;
     private long nextRenewalNanos;
     private long nextAttemptNanos;
     private boolean deliveryCheck;
@@ -45,6 +47,25 @@ final class SlotState {
 
     boolean idle() {
         return batch == null;
+    }
+
+    /**
+     * The batch read ahead after {@link #batch()} whose first chunk already went to Kafka, not yet
+     * opened in PgQue (it is opened when the current batch is acked); null when none.
+     */
+    SentAhead sentAhead() {
+        return sentAhead;
+    }
+
+    void sentAhead(SentAhead next) {
+        sentAhead = next;
+    }
+
+    /** The batch sent ahead, handed to the caller (null when there is none). */
+    SentAhead takeSentAhead() {
+        SentAhead taken = sentAhead;
+        sentAhead = null;
+        return taken;
     }
 
     /** When the lease should be renewed explicitly, if nothing else (receive, ack) renewed it first. */
@@ -111,6 +132,7 @@ final class SlotState {
     /** Lease gone: forget the batch without acking it; its events come again to whoever owns the slot. */
     StreamedBatch leaseLost(long now) {
         StreamedBatch dropped = batch;
+        sentAhead = null;
         epoch = NO_LEASE;
         behind = false;
         batch = null;
@@ -120,5 +142,15 @@ final class SlotState {
 
     void restUntil(long nanos) {
         nextAttemptNanos = nanos;
+    }
+
+    /**
+     * A batch read ahead that is streaming before it is open.
+     *
+     * @param batch  its records' ticket, to become the slot's batch once opened
+     * @param read   what was read ahead, to open it by
+     * @param larger whether it holds more than the chunk already sent
+     */
+    record SentAhead(StreamedBatch batch, ReadAhead read, boolean larger) {
     }
 }

@@ -69,7 +69,8 @@ public final class StreamedBatch implements DeliveryTicket {
     @Override
     public void delivered() {
         long left = outstanding.decrementAndGet();
-        if (left == 0 ? complete : left == chunkSize && !complete) {
+        // Room for one more chunk: of this batch, or (once it is complete) of the one read ahead.
+        if (left == 0 ? complete : left == chunkSize) {
             wake.accept(this);
         }
     }
@@ -151,9 +152,19 @@ public final class StreamedBatch implements DeliveryTicket {
         return complete && outstanding.get() <= 0;
     }
 
+    /** At most one chunk of the batch is still waiting on Kafka. */
+    public boolean atMostAChunkOutstanding() {
+        return outstanding.get() <= chunkSize;
+    }
+
+    /** True while records of the batch handed to Connect wait for Kafka's acknowledgement. */
+    public boolean anyOutstanding() {
+        return outstanding.get() > 0;
+    }
+
     /** More of the batch is to be read, and at most one chunk is still waiting on Kafka. */
     public boolean readyForMore() {
-        return !complete && outstanding.get() <= chunkSize;
+        return !complete && atMostAChunkOutstanding();
     }
 
     public boolean complete() {
@@ -191,6 +202,12 @@ public final class StreamedBatch implements DeliveryTicket {
     /** True while the next batch is being read ahead. */
     public boolean aheadPending() {
         return ahead != null && !ahead.isDone();
+    }
+
+    /** The next batch as read ahead, once that is done and did not fail; empty while it runs, or when none follows. */
+    public Optional<ReadAhead> aheadIfRead() {
+        CompletableFuture<Optional<ReadAhead>> read = ahead;
+        return read != null && read.isDone() && !read.isCompletedExceptionally() ? read.join() : Optional.empty();
     }
 
     /** When the read-ahead started, in {@link System#nanoTime()}. */
