@@ -11,6 +11,7 @@ import io.pgque.connect.source.config.ValueFormat;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,6 +36,23 @@ class RecordFactoryTest {
     private static RecordFactory factory(String topic, ValueFormat format, KafkaPartitionChooser partitions) {
         return new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", topic,
                 SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(format), partitions);
+    }
+
+    @Test
+    void twoDeliveriesOfOneEventAreTwoRecordsEvenWithTheSameContent() {
+        RecordFactory records = factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey());
+        TrackedRecord first = records.create(EVENT, 3, 11, () -> { });
+        TrackedRecord again = records.create(EVENT, 3, 11, () -> { });
+        assertEquals(first.value(), again.value());
+        assertNotEquals(first, again, "identity: each is a delivery of its own, with its own ticket");
+        assertEquals(first, first);
+        // An exactly-once worker keys a map by every record it sends: one entry per delivery.
+        Map<SourceRecord, Integer> keyed = new HashMap<>();
+        keyed.put(first, 1);
+        keyed.put(again, 2);
+        keyed.put(first, 3);
+        assertEquals(2, keyed.size());
+        assertEquals(3, keyed.get(first));
     }
 
     @Test
