@@ -36,7 +36,7 @@ import java.util.Map;
  * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (100,000: the JIT is still compiling for ten seconds and more after a smaller one),
  * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
  * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
- * {@code source.drain.jfr} (a directory: a JFR recording of every measured connector run).
+ * {@code source.drain.jfr} (a directory: a JFR recording of every measured run).
  */
 final class SourceDrainBenchmark {
 
@@ -187,7 +187,7 @@ final class SourceDrainBenchmark {
                     s.execute("select pg_stat_statements_reset()");
                 }
             }
-            Recording recording = measured && !JFR_DIR.isEmpty() && r.kind() == Kind.CONNECTOR ? startRecording() : null;
+            Recording recording = measured && !JFR_DIR.isEmpty() ? startRecording() : null;
             CpuUse before = CpuUse.now(postmaster);
             AppendSpan span = switch (r.kind()) {
                 case PLAIN -> plain(side, table, topic, events);
