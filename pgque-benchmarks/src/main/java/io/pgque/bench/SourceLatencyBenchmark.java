@@ -36,6 +36,12 @@ final class SourceLatencyBenchmark {
     private static final Set<String> SITE_KEYS = Set.of("name", "connection.url", "connection.user",
             "connection.password", "pgque.queue", "pgque.consumer", "topic");
 
+    /**
+     * Connector settings beyond the shipped file, for both connector rows, to price one in the
+     * same conditions: {@code -Dsource.latency.settings=key=value,key=value}.
+     */
+    private static final Map<String, String> EXTRA_SETTINGS = settings(System.getProperty("source.latency.settings", ""));
+
     private final BenchServer server;
 
     SourceLatencyBenchmark(BenchServer server) {
@@ -69,6 +75,20 @@ final class SourceLatencyBenchmark {
             connectorLatency(c, kafka, jdbcUrl, "lat_src_50", fast, slots)
                     .printRow("connector, shipped, ticker and poll interval 50 ms", bridge50);
         }
+    }
+
+    private static Map<String, String> settings(String list) {
+        Map<String, String> settings = new HashMap<>();
+        for (String pair : list.split(",")) {
+            if (!pair.isBlank()) {
+                String[] kv = pair.split("=", 2);
+                if (kv.length != 2) {
+                    throw new IllegalArgumentException("source.latency.settings: not key=value: " + pair);
+                }
+                settings.put(kv[0].trim(), kv[1].trim());
+            }
+        }
+        return settings;
     }
 
     /** The shipped example, less the keys that name the user's site. */
@@ -128,6 +148,7 @@ final class SourceLatencyBenchmark {
         config.put("pgque.queue", queue);
         config.put("topic", queue);
         config.put("pgque.metrics.log.interval.ms", "0");
+        config.putAll(EXTRA_SETTINGS);
         kafka.runConnector(queue, config, slots);
         // Every slot claimed before the clock starts, so task start-up is not counted as latency.
         SourceBenchmark.awaitCondition("all " + slots + " slots of " + queue + " leased",
