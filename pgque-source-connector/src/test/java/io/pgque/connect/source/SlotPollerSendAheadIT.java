@@ -75,15 +75,9 @@ class SlotPollerSendAheadIT {
     void theNextBatchGoesOutBeforeTheCurrentOneIsAckedWhichIsAckedOnlyOnceKafkaHasAllOfIt() throws Exception {
         Slot slot = new Slot("worker");
         List<SourceRecord> delivered = new ArrayList<>();
-        long first = slot.sendThroughLastChunkAndAckAllButIt(delivered);
-
-        List<SourceRecord> ahead = slot.pollUntilRecords();
-        delivered.addAll(ahead);
+        List<SourceRecord> ahead = slot.sendTheNextBatchAhead(delivered);
+        long first = slot.firstBatch;
         long next = batchOf(ahead);
-        assertNotEquals(first, next, "the records handed over are the next batch's");
-        assertEquals(CHUNK, ahead.size(), "its first chunk");
-        assertEquals(1, slot.sentAhead.get());
-        assertEquals(first, slot.openBatch(), "while batch " + first + " is still open, not acked");
 
         // Kafka takes the rest of the first batch: the next pass acks it and opens the next one,
         // whose second chunk goes out as its first one is still on its way.
@@ -105,11 +99,8 @@ class SlotPollerSendAheadIT {
     @Test
     void aLeaseLostBeforeTheBatchSentAheadIsOpenedLosesNothing() throws Exception {
         Slot slot = new Slot("first");
-        List<SourceRecord> delivered = new ArrayList<>();
-        long first = slot.sendThroughLastChunkAndAckAllButIt(delivered);
-        List<SourceRecord> ahead = slot.pollUntilRecords();
-        delivered.addAll(ahead);
-        assertNotEquals(first, batchOf(ahead));
+        List<SourceRecord> ahead = slot.sendTheNextBatchAhead(new ArrayList<>());
+        long first = slot.firstBatch;
 
         // The first worker stops polling (a long GC pause, say): its lease runs out and another
         // worker takes the slot, finding batch `first` still open.
@@ -161,6 +152,7 @@ class SlotPollerSendAheadIT {
         final AtomicInteger readAheadOpens = new AtomicInteger();
         final AtomicInteger leasesLost = new AtomicInteger();
         List<SourceRecord> lastChunk;
+        long firstBatch;
 
         /** A new queue with three ticks of 10 events of slot 0 (two keys), read by {@code worker}. */
         Slot(String worker) {
@@ -207,10 +199,26 @@ class SlotPollerSendAheadIT {
         }
 
         /**
+         * Takes the first batch whole, Kafka acknowledging all but its last chunk, and then the
+         * first chunk of the next batch, sent ahead while the first one is still open; returns
+         * that chunk. {@link #lastChunk} is what Kafka has not acknowledged of the first batch.
+         */
+        List<SourceRecord> sendTheNextBatchAhead(List<SourceRecord> delivered) throws InterruptedException {
+            firstBatch = sendThroughLastChunkAndAckAllButIt(delivered);
+            List<SourceRecord> ahead = pollUntilRecords();
+            delivered.addAll(ahead);
+            assertNotEquals(firstBatch, batchOf(ahead), "the records handed over are the next batch's");
+            assertEquals(CHUNK, ahead.size(), "its first chunk");
+            assertEquals(1, sentAhead.get());
+            assertEquals(firstBatch, openBatch(), "while batch " + firstBatch + " is still open, not acked");
+            return ahead;
+        }
+
+        /**
          * Takes the first batch's three chunks, Kafka acknowledging all but the last; returns the
          * batch's id. {@link #lastChunk} is then what Kafka has not acknowledged yet.
          */
-        long sendThroughLastChunkAndAckAllButIt(List<SourceRecord> delivered) throws InterruptedException {
+        private long sendThroughLastChunkAndAckAllButIt(List<SourceRecord> delivered) throws InterruptedException {
             List<SourceRecord> c1 = pollUntilRecords();
             long batch = batchOf(c1);
             List<SourceRecord> c2 = pollUntilRecords();
