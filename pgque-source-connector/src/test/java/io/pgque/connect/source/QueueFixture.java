@@ -4,6 +4,8 @@
  */
 package io.pgque.connect.source;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.Event;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
@@ -45,6 +47,24 @@ final class QueueFixture {
         this.ds = ds;
         this.pgque = PgQue.using(ds);
         this.jdbcUrl = jdbcUrl;
+    }
+
+    /**
+     * A fresh database on the JVM's shared server, reached through a pool of {@code size}
+     * connections, like a task's own, so hand-driven runs spend their time in the loop, not in
+     * connecting; {@link #closePool()} it after the class.
+     */
+    static QueueFixture pooled(String prefix, int size) {
+        String url = new QueueFixture(prefix).jdbcUrl();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        return new QueueFixture(new HikariDataSource(config), url);
+    }
+
+    /** Closes the pool of a {@link #pooled} fixture. */
+    void closePool() {
+        ((HikariDataSource) ds).close();
     }
 
     String jdbcUrl() {

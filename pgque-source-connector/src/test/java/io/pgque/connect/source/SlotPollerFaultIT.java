@@ -4,8 +4,6 @@
  */
 package io.pgque.connect.source;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.PgQue;
 import io.pgque.connect.source.FaultInjectingDataSource.When;
 import io.pgque.connect.source.config.SourceConfig;
@@ -65,23 +63,16 @@ class SlotPollerFaultIT {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     private static QueueFixture pg;
-    /** Pooled like the task's own connections, so the runs spend their time in the loop, not in connecting. */
-    private static HikariDataSource pool;
 
     @BeforeAll
     static void database() {
-        String url = new QueueFixture("slot_fault_it").jdbcUrl();
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
         // Both slots' calls, each slot's cursor and a cursor for each one's batch read ahead.
-        config.setMaximumPoolSize(6);
-        pool = new HikariDataSource(config);
-        pg = new QueueFixture(pool, url);
+        pg = QueueFixture.pooled("slot_fault_it", 6);
     }
 
     @AfterAll
     static void closePool() {
-        pool.close();
+        pg.closePool();
     }
 
     static Stream<Arguments> faults() {
@@ -229,7 +220,7 @@ class SlotPollerFaultIT {
         final String queue = "fault" + RUNS.incrementAndGet();
         final String consumer = queue + "-src";
         final List<String> keys = new ArrayList<>();
-        final FaultInjectingDataSource faulty = new FaultInjectingDataSource(pool);
+        final FaultInjectingDataSource faulty = new FaultInjectingDataSource(pg.ds);
         final SlotPoller poller;
         final List<SourceRecord> delivered = new ArrayList<>();
         final List<Held> held = new ArrayList<>();

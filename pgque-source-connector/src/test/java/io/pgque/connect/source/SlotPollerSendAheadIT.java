@@ -4,8 +4,6 @@
  */
 package io.pgque.connect.source;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.PgQue;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
@@ -54,21 +52,15 @@ class SlotPollerSendAheadIT {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     private static QueueFixture pg;
-    private static HikariDataSource pool;
 
     @BeforeAll
     static void database() {
-        String url = new QueueFixture("send_ahead_it").jdbcUrl();
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setMaximumPoolSize(8);
-        pool = new HikariDataSource(config);
-        pg = new QueueFixture(pool, url);
+        pg = QueueFixture.pooled("send_ahead_it", 8);
     }
 
     @AfterAll
     static void closePool() {
-        pool.close();
+        pg.closePool();
     }
 
     @Test
@@ -179,8 +171,8 @@ class SlotPollerSendAheadIT {
             SourceConfig config = new SourceConfig(HandDrivenTask.props(pg, queue, consumer, "0"));
             RecordFactory records = new RecordFactory(queue, consumer, new TopicRouter(config.topic()),
                     RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
-            return new SlotPoller(PgQue.using(pool).slotConsumer(queue, consumer, N, worker), List.of(0), records,
-                    TTL, Duration.ofMillis(50), CHUNK, pool, Duration.ofMillis(10), new SlotEvents() {
+            return new SlotPoller(PgQue.using(pg.ds).slotConsumer(queue, consumer, N, worker), List.of(0), records,
+                    TTL, Duration.ofMillis(50), CHUNK, pg.ds, Duration.ofMillis(10), new SlotEvents() {
                         @Override
                         public void batchSentAhead(int slot) {
                             sentAhead.incrementAndGet();

@@ -527,61 +527,69 @@ public final class SlotPoller {
      * receives the usual way.
      */
     private List<SourceRecord> ackAndOpen(SlotState slot, StreamedBatch done, ReadAhead ahead, long now) {
+        Opened opened;
+        try {
+            opened = ackThenOpen(slot, done, ahead, now);
+        } catch (RuntimeException e) {
+            // Nothing changed here; the next pass tries again with the same read-ahead.
+            done.readingAhead(CompletableFuture.completedFuture(Optional.of(ahead)), done.aheadSince());
+            throw e;
+        }
+        return switch (opened) {
+            case LOST -> null;
+            case REFUSED -> receive(slot);
+            case OPENED -> emit(slot, Optional.of(ahead.batch()), System.nanoTime());
+        };
+    }
+
+    /**
+     * Acks the slot's delivered batch and opens the one sent ahead after it, in one transaction.
+     * Leaves the slot streaming the batch sent ahead; idle when the engine would not open it (what
+     * went out of it comes again); without its lease when fenced. A transient failure changes
+     * nothing: the next pass tries again.
+     */
+    private void ackAndOpenSentAhead(SlotState slot, long now) {
+        SlotState.SentAhead next = slot.sentAhead();
+        Opened opened = ackThenOpen(slot, slot.batch(), next.read(), now);
+        if (opened == Opened.LOST) {
+            return; // losing the lease forgot the batch sent ahead too
+        }
+        slot.takeSentAhead();
+        slot.renewAt(now + renewEveryNanos);
+        if (opened == Opened.OPENED) {
+            slot.batchStarted(next.batch(), next.larger());
+            startReadAhead(slot, next.batch(), next.read().batch().first());
+        }
+    }
+
+    /** What {@link #ackThenOpen} did with the batch read ahead. */
+    private enum Opened { OPENED, REFUSED, LOST }
+
+    /**
+     * The ack of the slot's delivered batch {@code done} and the open of {@code ahead}, in one
+     * transaction. Leaves the slot idle (its batch finished) unless the lease was lost; on a
+     * transient failure changes nothing and throws.
+     */
+    private Opened ackThenOpen(SlotState slot, StreamedBatch done, ReadAhead ahead, long now) {
         boolean opened;
         try {
             opened = consumer.ackAndOpen(slot.slot(), done.batchId(), ahead);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             readAheads.discard(ahead);
             lose(slot, e);
-            return null;
-        } catch (RuntimeException e) {
-            // Nothing changed here; the next pass tries again with the same read-ahead.
-            done.readingAhead(CompletableFuture.completedFuture(Optional.of(ahead)), done.aheadSince());
-            throw e;
+            return Opened.LOST;
         }
         slot.batchFinished(now);
         events.batchAcked(slot.slot(), clamp(done.size()));
         if (!opened) {
             readAheads.discard(ahead);
-            log.debug("Batch {} read ahead on slot {} of {} could not be opened; receiving the usual way",
-                    ahead.batchId(), slot.slot(), consumer.consumer());
-            return receive(slot);
+            log.info("Batch {} read ahead on slot {} of {} could not be opened (the slot moved in between); "
+                    + "receiving the usual way", ahead.batchId(), slot.slot(), consumer.consumer());
+            return Opened.REFUSED;
         }
         readAheads.opened(ahead);
         events.batchReadAhead(slot.slot());
-        return emit(slot, Optional.of(ahead.batch()), System.nanoTime());
-    }
-
-    /**
-     * Acks the slot's delivered batch and opens the one sent ahead after it, in one transaction.
-     * Leaves the slot streaming the batch sent ahead; idle when the engine would not open it (the
-     * slot moved otherwise in between: what went out of it comes again); without its lease when
-     * fenced. A transient failure changes nothing: the next pass tries again.
-     */
-    private void ackAndOpenSentAhead(SlotState slot, long now) {
-        StreamedBatch done = slot.batch();
-        SlotState.SentAhead next = slot.sentAhead();
-        boolean opened;
-        try {
-            opened = consumer.ackAndOpen(slot.slot(), done.batchId(), next.read());
-        } catch (SlotFencedException | SlotNotLeasedException e) {
-            lose(slot, e);
-            return;
-        }
-        slot.takeSentAhead();
-        slot.batchFinished(now);
-        slot.renewAt(now + renewEveryNanos);
-        events.batchAcked(slot.slot(), clamp(done.size()));
-        if (!opened) {
-            readAheads.discard(next.read());
-            log.info("Batch {} on slot {} of {} was sent ahead but could not be opened (the slot moved in between); "
-                    + "its events come again", next.read().batchId(), slot.slot(), consumer.consumer());
-            return;
-        }
-        readAheads.opened(next.read());
-        events.batchReadAhead(slot.slot());
-        slot.batchStarted(next.batch(), next.larger());
-        startReadAhead(slot, next.batch(), next.read().batch().first());
+        return Opened.OPENED;
     }
 
     /**
