@@ -248,6 +248,9 @@ final class SourceDrainBenchmark {
 
     private static Recording startRecording() throws Exception {
         Recording recording = new Recording(Configuration.getConfiguration("profile"));
+        // The profile's 10 ms leave a few hundred samples of a drain of seconds: too few to
+        // tell the task thread's parts apart.
+        recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(1));
         recording.start();
         return recording;
     }

@@ -106,6 +106,19 @@ final class SourceKafkaSide implements AutoCloseable {
                 out.append(String.format(Locale.ROOT, " task %s avg %.0f, max %.0f;", task.getKeyProperty("task"),
                         (Double) server.getAttribute(task, "transaction-size-avg"),
                         (Double) server.getAttribute(task, "transaction-size-max")));
+                out.append(String.format(Locale.ROOT, " poll() avg %.1f ms, max %.0f ms;",
+                        (Double) server.getAttribute(task, "poll-batch-avg-time-ms"),
+                        (Double) server.getAttribute(task, "poll-batch-max-time-ms")));
+            }
+            // Where a task's time went between its transactions: the producer's commits (each
+            // waits for every record of it and the markers), against the run's wall time.
+            Set<ObjectName> producers = new TreeSet<>(server.queryNames(new ObjectName(
+                    "kafka.producer:type=producer-metrics,client-id=connector-producer-" + name + "-*"), null));
+            for (ObjectName producer : producers) {
+                String id = producer.getKeyProperty("client-id");
+                out.append(String.format(Locale.ROOT, " commits of task %s %.0f ms in all;",
+                        id.substring(id.lastIndexOf('-') + 1),
+                        (Double) server.getAttribute(producer, "txn-commit-time-ns-total") / 1e6));
             }
         } catch (JMException e) {
             out.append(" not measured (").append(e.getMessage()).append(')');

@@ -21,6 +21,7 @@ import io.pgque.connect.source.slot.SlotEvents;
 import io.pgque.connect.source.slot.SlotPoller;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.TransactionContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,7 +100,7 @@ class SlotPollerFaultIT {
     @ParameterizedTest(name = "{0} fails {1}, occurrence {2}")
     @MethodSource("faults")
     void everySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth) throws Exception {
-        Run run = new Run(false, 1, false);
+        Run run = new Run(false, 1, Transactions.NONE);
         run.faulty.arm(step, when, nth);
         // Renewals are due only once a batch has waited on Kafka for a third of the TTL: slot 1's
         // batches wait that long, while slot 0 goes on and is served in between.
@@ -132,7 +133,7 @@ class SlotPollerFaultIT {
     void withReadAheadEverySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth,
                                                                               boolean reported, int pageChunks)
             throws Exception {
-        Run run = new Run(true, pageChunks, false);
+        Run run = new Run(true, pageChunks, Transactions.NONE);
         run.faulty.arm(step, when, nth);
         run.driveToTheEnd(Duration.ZERO, reported);
         // Each slot's first batch is received; its next two are read ahead, one fault or not.
@@ -160,13 +161,85 @@ class SlotPollerFaultIT {
     void inTransactionsEverySlotDeliversAllItsEventsInOrderAfterATransientError(String step, When when, int nth,
                                                                                 boolean reported, int pageChunks)
             throws Exception {
-        Run run = new Run(true, pageChunks, true);
+        Run run = new Run(true, pageChunks, Transactions.WORKER);
         run.faulty.arm(step, when, nth);
         run.driveToTheEnd(Duration.ZERO, reported);
+        assertInTransactions(run);
+    }
+
+    static Stream<Arguments> taskDrawnTransactionFaults() {
+        List<Arguments> all = new ArrayList<>(transactionFaults().toList());
+        for (int nth = 1; nth <= 3; nth++) {
+            // No read-ahead (pages of 0 chunks): a batch's second chunk of a transaction is read
+            // through its cursor on a poll of its own, with the first chunk already out; and a
+            // lease renewal fails while a transaction is half handed over.
+            all.add(Arguments.of("fetch forward", When.BEFORE_STATEMENT, nth, true, 0));
+            all.add(Arguments.of("claim_slot", When.BEFORE_STATEMENT, nth, true, 0));
+        }
+        return all.stream();
+    }
+
+    /**
+     * In Kafka transactions the task draws ({@code transaction.boundary=connector}): the chunks
+     * of a transaction come a chunk per poll, and Kafka acknowledges them all once the task ended
+     * the transaction. A fault between two chunks of one transaction leaves it open; the next
+     * poll goes on with it.
+     */
+    @ParameterizedTest(name = "transactions the task draws, read-ahead pages of {4} chunks: {0} fails {1}, "
+            + "occurrence {2}")
+    @MethodSource("taskDrawnTransactionFaults")
+    void inTransactionsTheTaskDrawsEverySlotDeliversAllItsEventsInOrderAfterATransientError(
+            String step, When when, int nth, boolean reported, int pageChunks) throws Exception {
+        Run run = new Run(pageChunks > 0, Math.max(pageChunks, 1), Transactions.TASK);
+        run.faulty.arm(step, when, nth);
+        // As without transactions: renewals fall due only while slot 1's transactions wait on Kafka.
+        run.driveToTheEnd(step.equals("claim_slot") ? TTL.dividedBy(2) : Duration.ZERO, reported);
+        if (pageChunks > 0) {
+            assertInTransactions(run);
+        }
+        assertTrue(run.mostChunksInATransaction > 1, "a transaction came over several polls: at most "
+                + run.mostChunksInATransaction + " chunks");
+    }
+
+    private static void assertInTransactions(Run run) {
         assertTrue(run.readAheadOpens.get() >= 1, "batches were opened as read ahead: " + run.readAheadOpens);
         assertEquals(0, run.sentAhead.get(), "nothing is sent ahead in Kafka transactions");
         assertTrue(run.mostOfASlotInAPoll > 2 * PAGE, "a batch read ahead (10 events of the slot) went out whole in "
                 + "one transaction, though larger than two chunks: at most " + run.mostOfASlotInAPoll);
+    }
+
+    /** Who ends Kafka transactions, if there are any. */
+    private enum Transactions { NONE, WORKER, TASK }
+
+    /** The worker's side where the task draws the boundaries: whether it ended a transaction since asked. */
+    private static final class TaskDrawn implements TransactionContext {
+        private boolean ended;
+
+        @Override
+        public void commitTransaction() {
+            ended = true;
+        }
+
+        @Override
+        public void commitTransaction(SourceRecord record) {
+            ended = true;
+        }
+
+        @Override
+        public void abortTransaction() {
+            throw new AssertionError("the task never aborts");
+        }
+
+        @Override
+        public void abortTransaction(SourceRecord record) {
+            throw new AssertionError("the task never aborts");
+        }
+
+        boolean takeEnd() {
+            boolean was = ended;
+            ended = false;
+            return was;
+        }
     }
 
     /**
@@ -177,7 +250,7 @@ class SlotPollerFaultIT {
      */
     @Test
     void aRenewalFailingAfterABatchWasTakenLosesNothing() throws Exception {
-        Run run = new Run(false, 1, false);
+        Run run = new Run(false, 1, Transactions.NONE);
         // One batch of each slot out, none acknowledged by Kafka yet.
         List<SourceRecord> slot0 = null;
         List<SourceRecord> slot1 = null;
@@ -226,14 +299,20 @@ class SlotPollerFaultIT {
         final List<Held> held = new ArrayList<>();
         final AtomicInteger readAheadOpens = new AtomicInteger();
         final AtomicInteger sentAhead = new AtomicInteger();
-        /** Most records of one slot a poll may hand over. */
+        /** Most records of one slot a poll (or a transaction the task draws) may hand over. */
         final int perSlotPerPoll;
         long mostOfASlotInAPoll;
         final boolean transactional;
+        /** Set where the task draws the transactions: what has come of the open one. */
+        final TaskDrawn drawn;
+        final List<SourceRecord> openTransaction = new ArrayList<>();
+        int chunksInOpenTransaction;
+        int mostChunksInATransaction;
         int failures;
 
-        Run(boolean readAhead, int readAheadPageChunks, boolean transactional) {
-            this.transactional = transactional;
+        Run(boolean readAhead, int readAheadPageChunks, Transactions transactions) {
+            this.transactional = transactions != Transactions.NONE;
+            this.drawn = transactions == Transactions.TASK ? new TaskDrawn() : null;
             pg.createQueue(queue);
             pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
             keys.addAll(pg.keysOnSlot("a", 0, N, 2));
@@ -244,7 +323,8 @@ class SlotPollerFaultIT {
             // Without transactions one chunk per poll; with them, two chunks of a batch streamed
             // through a cursor or a batch read ahead in one query whole, per slot.
             perSlotPerPoll = transactional ? PAGE * Math.max(2, readAheadPageChunks) : PAGE;
-            BatchBoundary boundary = transactional ? BatchBoundary.WORKER : BatchBoundary.NONE;
+            BatchBoundary boundary = drawn != null ? BatchBoundary.of(drawn, true)
+                    : transactional ? BatchBoundary.WORKER : BatchBoundary.NONE;
             poller = poller(faulty, queue, consumer, readAhead, readAheadPageChunks, boundary, new SlotEvents() {
                 @Override
                 public void batchReadAhead(int slot) {
@@ -275,8 +355,25 @@ class SlotPollerFaultIT {
                     } catch (RetriableException e) {
                         failures++;
                     }
+                    if (drawn != null) {
+                        if (batch != null && !batch.isEmpty()) {
+                            openTransaction.addAll(batch);
+                            chunksInOpenTransaction++;
+                        }
+                        if (!drawn.takeEnd()) {
+                            if (batch != null) {
+                                continue; // the transaction goes on: nothing of it is acknowledged yet
+                            }
+                        } else {
+                            // The transaction commits: from here on it is one "poll" of the checks below.
+                            batch = new ArrayList<>(openTransaction);
+                            mostChunksInATransaction = Math.max(mostChunksInATransaction, chunksInOpenTransaction);
+                            openTransaction.clear();
+                            chunksInOpenTransaction = 0;
+                        }
+                    }
                     long now = System.nanoTime();
-                    if (batch != null) {
+                    if (batch != null && !batch.isEmpty()) {
                         for (int slot = 0; slot < N; slot++) {
                             int fromSlot = slot;
                             long count = batch.stream().filter(r -> header(r, EventHeaders.SLOT) == fromSlot).count();
@@ -285,7 +382,9 @@ class SlotPollerFaultIT {
                                     + " per poll, also of a batch read ahead in one query of several: " + count);
                         }
                         delivered.addAll(batch);
-                        boolean slow = header(batch.get(0), EventHeaders.SLOT) == 1;
+                        // A transaction the task drew holds both slots' records, usually slot 0's first.
+                        boolean slow = drawn != null ? batch.stream().anyMatch(r -> header(r, EventHeaders.SLOT) == 1)
+                                : header(batch.get(0), EventHeaders.SLOT) == 1;
                         held.add(new Held(batch, now + (slow ? slowSlotDelay.toNanos() : 0)));
                     }
                     // Kafka acknowledges in bursts: once two batches are out (or nothing new came),

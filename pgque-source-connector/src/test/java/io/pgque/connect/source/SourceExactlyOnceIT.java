@@ -37,8 +37,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Exactly-once delivery (KIP-618) in a Connect cluster whose workers have
- * {@code exactly.once.source.support=enabled}: one Kafka transaction per poll, holding chunks of
- * the batches of several slots of a task, with their source offsets. Tasks are restarted, a worker leaves, and acks are lost after Kafka
+ * {@code exactly.once.source.support=enabled}: a Kafka transaction holds chunks of the batches of
+ * several slots of a task (with {@code transaction.boundary=connector} handed over a chunk per
+ * poll), with their source offsets. Tasks are restarted, a worker leaves, and acks are lost after Kafka
  * committed; a {@code read_committed} consumer must see every event once, in per-key order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import static io.pgque.connect.source.HandDrivenTask.N;
-import static io.pgque.connect.source.HandDrivenTask.pollUntilRecords;
 import static io.pgque.connect.source.HandDrivenTask.sendRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -43,6 +42,8 @@ class SourceTaskExactlyOnceIT {
     private final List<PgQueSourceTask> tasks = new ArrayList<>();
     /** Kafka's offset store, as far as these tests need it: source partition to committed offset. */
     private final Map<Map<String, ?>, Map<String, Object>> committed = new HashMap<>();
+    /** The worker's side of each task started. */
+    private final Map<PgQueSourceTask, FakeContext> contexts = new HashMap<>();
 
     @BeforeAll
     static void database() {
@@ -62,7 +63,7 @@ class SourceTaskExactlyOnceIT {
 
         FakeContext first = new FakeContext(props(queue));
         PgQueSourceTask dying = start(first);
-        List<SourceRecord> batch = pollUntilRecords(dying);
+        List<SourceRecord> batch = transaction(dying);
         assertEquals(15, batch.size());
         assertSame(batch.get(batch.size() - 1), first.transactionEnds.get(0),
                 "the transaction ends after the last record of the batch");
@@ -78,7 +79,7 @@ class SourceTaskExactlyOnceIT {
         });
 
         sendRound(pg, queue, keys, 5);
-        List<SourceRecord> next = pollUntilRecords(heir);
+        List<SourceRecord> next = transaction(heir);
         assertEquals(values(keys, 5, 10), values(next), "only the new batch, from its first event");
     }
 
@@ -89,13 +90,13 @@ class SourceTaskExactlyOnceIT {
         sendRound(pg, queue, keys, 0);
 
         PgQueSourceTask dying = start(new FakeContext(props(queue)));
-        List<SourceRecord> batch = pollUntilRecords(dying);
+        List<SourceRecord> batch = transaction(dying);
         // Say a transaction boundary fell inside the batch: Kafka holds its first six records.
         commit(batch.get(5));
         awaitLeaseExpiry(queue);
 
         PgQueSourceTask heir = start(new FakeContext(props(queue)));
-        List<SourceRecord> rest = pollUntilRecords(heir);
+        List<SourceRecord> rest = transaction(heir);
         assertEquals(values(batch.subList(6, batch.size())), values(rest), "the batch resumes after event 6");
 
         long tickBefore = pg.lastTick(queue, queue, 0);
@@ -108,9 +109,9 @@ class SourceTaskExactlyOnceIT {
 
     /**
      * A batch larger than {@code pgque.batch.max.events} goes out in chunks, two chunks per Kafka
-     * transaction (a poll); a task that dies after Kafka committed the first transaction and
+     * transaction (a chunk per poll); a task that dies after Kafka committed the first transaction and
      * while the second is out leaves an heir that sends the rest of the batch from the first
-     * uncommitted event, in order, two chunks at most per poll again, and acks the batch after
+     * uncommitted event, in order, two chunks at most per transaction again, and acks the batch after
      * the last one.
      */
     @Test
@@ -123,35 +124,27 @@ class SourceTaskExactlyOnceIT {
 
         FakeContext first = new FakeContext(chunked(props(queue)));
         PgQueSourceTask dying = start(first);
-        List<SourceRecord> first8 = pollUntilRecords(dying);
+        List<SourceRecord> first8 = transaction(dying);
         assertEquals(all.subList(0, 8), values(first8), "two chunks of 4");
-        assertSame(first8.get(7), first.transactionEnds.get(0), "the transaction ends after the poll");
+        assertSame(first8.get(7), first.transactionEnds.get(0), "the transaction ends after the second chunk");
         commit(first8.get(7));
         first8.forEach(r -> dying.commitRecord(r, null));
-        List<SourceRecord> last7 = pollUntilRecords(dying);
-        assertEquals(all.subList(8, 15), values(last7), "the rest follows on the next poll");
+        List<SourceRecord> last7 = transaction(dying);
+        assertEquals(all.subList(8, 15), values(last7), "the rest follows in the next transaction");
         assertSame(last7.get(6), first.transactionEnds.get(1));
         // The task dies with the second transaction open: Kafka holds the first two chunks only.
         awaitLeaseExpiry(queue);
 
         PgQueSourceTask heir = start(new FakeContext(chunked(props(queue))));
-        List<SourceRecord> rest = new ArrayList<>();
         long tickBefore = pg.lastTick(queue, queue, 0);
-        QueueFixture.await("the heir to send and ack the rest of the batch", Duration.ofSeconds(30), () -> {
-            List<SourceRecord> records = pollQuietly(heir);
-            if (records != null) {
-                assertTrue(records.size() <= 8, "no poll above two chunks");
-                rest.addAll(records);
-                records.forEach(r -> heir.commitRecord(r, null));
-            }
-            return pg.lastTick(queue, queue, 0) > tickBefore;
-        });
+        List<SourceRecord> rest = deliverUntilAcked(heir, queue, 8, 0);
         assertEquals(all.subList(8, all.size()), values(rest), "the batch resumes after the committed transaction");
+        assertTrue(pg.lastTick(queue, queue, 0) > tickBefore);
     }
 
     /**
-     * A task holding two slots hands both slots' batches over in one poll, as one Kafka
-     * transaction ending after the poll's last record; each slot's events in its own order.
+     * A task holding two slots hands both slots' batches over as one Kafka transaction, ending
+     * after the last record of the second; each slot's events in its own order.
      * Neither batch is acked before Kafka acknowledged the records, which in exactly-once mode
      * it does only once the transaction committed, however often the task is polled meanwhile;
      * once it did, both are acked.
@@ -164,11 +157,11 @@ class SourceTaskExactlyOnceIT {
 
         FakeContext context = new FakeContext(props(queue, "0,1"));
         PgQueSourceTask task = start(context);
-        List<SourceRecord> records = pollUntilRecords(task);
+        List<SourceRecord> records = transaction(task);
         assertPerSlot(keys, 0, 5, records, "the slot's batch, in order");
         assertEquals(1, context.transactionEnds.size(), "one transaction");
         assertSame(records.get(records.size() - 1), context.transactionEnds.get(0),
-                "the transaction ends after the poll's last record");
+                "the transaction ends after its last record");
 
         long tick0 = pg.lastTick(queue, queue, 0);
         long tick1 = pg.lastTick(queue, queue, 1);
@@ -198,12 +191,12 @@ class SourceTaskExactlyOnceIT {
         sendRound(pg, queue, both(keys), 0);
 
         PgQueSourceTask dying = start(new FakeContext(props(queue, "0,1")));
-        List<SourceRecord> lost = pollUntilRecords(dying);
+        List<SourceRecord> lost = transaction(dying);
         assertEquals(Set.of(0, 1), slotsOf(lost), "the transaction holds both slots' batches");
         awaitLeaseExpiry(queue, 0, 1);
 
         PgQueSourceTask heir = start(new FakeContext(props(queue, "0,1")));
-        assertPerSlot(keys, 0, 5, deliverUntilAcked(heir, queue, 0, 1), "the batch whole, once");
+        assertPerSlot(keys, 0, 5, deliverUntilAcked(heir, queue, 15, 0, 1), "the batch whole, once");
         assertOnlyTheNextRoundIsSent(heir, queue, keys);
     }
 
@@ -219,7 +212,7 @@ class SourceTaskExactlyOnceIT {
         sendRound(pg, queue, both(keys), 0);
 
         PgQueSourceTask dying = start(new FakeContext(props(queue, "0,1")));
-        List<SourceRecord> records = pollUntilRecords(dying);
+        List<SourceRecord> records = transaction(dying);
         assertEquals(Set.of(0, 1), slotsOf(records), "the transaction holds both slots' batches");
         // The worker writes the last offset of each source partition of the transaction.
         records.forEach(this::commit);
@@ -238,25 +231,58 @@ class SourceTaskExactlyOnceIT {
     /**
      * A transaction holds at most two chunks per slot of the task, the bound on a task's memory
      * in at-least-once mode too: with a chunk of 4 and two slots each streaming a batch of 15,
-     * a poll holds two chunks of each, the next one the rest of both.
+     * a transaction holds two chunks of each, the next one the rest of both. Its chunks come one
+     * per poll, so the worker sends each while the next is read: four polls of one chunk, and
+     * the transaction ends after the last record of the fourth only.
      */
     @Test
-    void aTransactionHoldsAtMostTwoChunksPerSlotOfTheTask() throws Exception {
+    void aTransactionHoldsAtMostTwoChunksPerSlotOfTheTaskAndComesAChunkPerPoll() throws Exception {
         String queue = "eos_two_slots_chunks";
         List<List<String>> keys = setUpTwoSlots(queue);
         sendRound(pg, queue, both(keys), 0);
 
         FakeContext context = new FakeContext(chunked(props(queue, "0,1")));
         PgQueSourceTask task = start(context);
-        List<SourceRecord> first = pollUntilRecords(task);
+        List<List<SourceRecord>> polls = new ArrayList<>();
+        polls.add(HandDrivenTask.pollUntilRecords(task));
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, context.ends, "no transaction ended after poll " + polls.size());
+            polls.add(task.poll());
+        }
+        assertEquals(List.of(4, 4, 4, 4), polls.stream().map(List::size).toList(), "a chunk per poll");
+        assertEquals(List.of(0, 0, 1, 1), polls.stream().map(p -> slotOf(p.get(0))).toList(),
+                "slot 0's chunks, then slot 1's");
+        List<SourceRecord> first = polls.stream().flatMap(List::stream).toList();
         assertEquals(values(keys.get(0), 0, 5).subList(0, 8), values(ofSlot(first, 0)), "two chunks of slot 0");
         assertEquals(values(keys.get(1), 0, 5).subList(0, 8), values(ofSlot(first, 1)), "two chunks of slot 1");
-        assertEquals(16, first.size(), "nothing else");
+        assertEquals(List.of(first.get(15)), context.transactionEnds, "one transaction, ended after its last record");
         first.forEach(r -> task.commitRecord(r, null));
-        List<SourceRecord> rest = pollUntilRecords(task);
+        List<SourceRecord> rest = transaction(task);
         assertEquals(values(keys.get(0), 0, 5).subList(8, 15), values(ofSlot(rest, 0)), "the rest of slot 0's batch");
         assertEquals(values(keys.get(1), 0, 5).subList(8, 15), values(ofSlot(rest, 1)), "the rest of slot 1's batch");
-        assertEquals(List.of(first.get(15), rest.get(13)), context.transactionEnds, "a transaction per poll");
+        assertEquals(List.of(first.get(15), rest.get(13)), context.transactionEnds, "two transactions");
+        assertEquals(0, context.pollEnds);
+    }
+
+    /**
+     * When the slot whose turn comes last in a transaction has nothing, the transaction ends with
+     * a poll that returns no records, at once rather than after the poll interval.
+     */
+    @Test
+    void aTransactionWhoseLastSlotHasNothingEndsWithAnEmptyPoll() throws Exception {
+        String queue = "eos_empty_end";
+        List<List<String>> keys = setUpTwoSlots(queue);
+        sendRound(pg, queue, keys.get(0), 0);
+
+        FakeContext context = new FakeContext(props(queue, "0,1"));
+        PgQueSourceTask task = start(context);
+        List<SourceRecord> records = HandDrivenTask.pollUntilRecords(task);
+        assertEquals(values(keys.get(0), 0, 5), values(records), "slot 0's batch");
+        assertEquals(0, context.ends, "slot 1 has not had its turn yet");
+        // An empty list, not null: null would have waited out the poll interval first.
+        assertEquals(List.of(), task.poll(), "slot 1 has nothing");
+        assertEquals(1, context.pollEnds, "the transaction ended with that poll");
+        assertEquals(List.of(), context.transactionEnds);
     }
 
     /**
@@ -278,18 +304,18 @@ class SourceTaskExactlyOnceIT {
 
         FakeContext context = new FakeContext(props);
         PgQueSourceTask task = start(context);
-        List<SourceRecord> first = pollUntilRecords(task);
+        List<SourceRecord> first = transaction(task);
         assertEquals(values(keys, 0, 5).subList(0, 8), values(first), "the first batch, read the usual way: two chunks");
         first.forEach(r -> task.commitRecord(r, null));
-        List<SourceRecord> rest = pollUntilRecords(task);
+        List<SourceRecord> rest = transaction(task);
         assertEquals(values(keys, 0, 5).subList(8, 10), values(rest), "then its last chunk");
         long tickBefore = pg.lastTick(queue, queue, 0);
         rest.forEach(r -> task.commitRecord(r, null));
 
-        List<SourceRecord> second = pollUntilRecords(task);
-        assertEquals(values(keys, 5, 10), values(second), "the batch read ahead: three chunks in one poll");
+        List<SourceRecord> second = transaction(task);
+        assertEquals(values(keys, 5, 10), values(second), "the batch read ahead: three chunks in one transaction");
         assertEquals(List.of(first.get(7), rest.get(1), second.get(9)), context.transactionEnds,
-                "a transaction per poll");
+                "three transactions");
         long afterFirst = pg.lastTick(queue, queue, 0);
         assertTrue(afterFirst > tickBefore, "the first batch was acked when the second was opened");
         for (int i = 0; i < 3; i++) {
@@ -322,7 +348,7 @@ class SourceTaskExactlyOnceIT {
     private void assertOnlyTheNextRoundIsSent(PgQueSourceTask task, String queue, List<List<String>> keys)
             throws InterruptedException {
         sendRound(pg, queue, both(keys), 5);
-        assertPerSlot(keys, 5, 10, deliverUntilAcked(task, queue, 0, 1), "only the new batch");
+        assertPerSlot(keys, 5, 10, deliverUntilAcked(task, queue, 15, 0, 1), "only the new batch");
     }
 
     private static List<String> both(List<List<String>> keys) {
@@ -332,26 +358,58 @@ class SourceTaskExactlyOnceIT {
     }
 
     /**
-     * Polls, commits what comes (offsets and acknowledgements, as the worker does after a
-     * commit) until every slot in {@code slots} acked a batch; returns what was sent.
+     * Polls as the worker does, and at every end of a transaction commits it (offsets, then the
+     * acknowledgements) until every slot in {@code slots} acked a batch; returns what was sent.
+     * No transaction holds more than {@code mostPerSlot} records of a slot.
      */
-    private List<SourceRecord> deliverUntilAcked(PgQueSourceTask task, String queue, int... slots)
+    private List<SourceRecord> deliverUntilAcked(PgQueSourceTask task, String queue, int mostPerSlot, int... slots)
             throws InterruptedException {
+        FakeContext context = contexts.get(task);
         Map<Integer, Long> before = new HashMap<>();
         for (int slot : slots) {
             before.put(slot, pg.lastTick(queue, queue, slot));
         }
         List<SourceRecord> sent = new ArrayList<>();
+        List<SourceRecord> open = new ArrayList<>();
+        int[] ends = {context.ends};
         QueueFixture.await("slots " + before.keySet() + " to send and ack a batch", Duration.ofSeconds(30), () -> {
             List<SourceRecord> records = pollQuietly(task);
             if (records != null) {
                 sent.addAll(records);
-                records.forEach(this::commit);
-                records.forEach(r -> task.commitRecord(r, null));
+                open.addAll(records);
+            }
+            if (context.ends > ends[0]) {
+                ends[0] = context.ends;
+                for (int slot = 0; slot < N; slot++) {
+                    assertTrue(ofSlot(open, slot).size() <= mostPerSlot,
+                            "no transaction above " + mostPerSlot + " records of slot " + slot);
+                }
+                open.forEach(this::commit);
+                open.forEach(r -> task.commitRecord(r, null));
+                open.clear();
             }
             return before.entrySet().stream().allMatch(e -> pg.lastTick(queue, queue, e.getKey()) > e.getValue());
         });
         return sent;
+    }
+
+    /**
+     * Polls as the worker does until the task ends a transaction; its records. The records of
+     * one transaction come over several polls, a chunk of one slot's batch per poll.
+     */
+    private List<SourceRecord> transaction(PgQueSourceTask task) throws InterruptedException {
+        FakeContext context = contexts.get(task);
+        int ends = context.ends;
+        List<SourceRecord> records = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (context.ends == ends || records.isEmpty()) {
+            assertTrue(System.nanoTime() < deadline, "no transaction ended within 60 s; records so far: " + records);
+            List<SourceRecord> polled = task.poll();
+            if (polled != null) {
+                records.addAll(polled);
+            }
+        }
+        return records;
     }
 
     private static List<SourceRecord> ofSlot(List<SourceRecord> records, int slot) {
@@ -405,6 +463,7 @@ class SourceTaskExactlyOnceIT {
         task.initialize(context);
         task.start(context.configs());
         tasks.add(task);
+        contexts.put(task, context);
         return task;
     }
 
@@ -437,7 +496,12 @@ class SourceTaskExactlyOnceIT {
     /** The worker's side: the test's offset store, a transaction context that records boundaries, no metrics. */
     private final class FakeContext implements SourceTaskContext {
         private final Map<String, String> configs;
+        /** The records the task ended a transaction after. */
         final List<SourceRecord> transactionEnds = new ArrayList<>();
+        /** Transactions the task ended with a poll, after no particular record. */
+        int pollEnds;
+        /** Transactions the task ended, either way. */
+        int ends;
 
         FakeContext(Map<String, String> configs) {
             this.configs = configs;
@@ -470,11 +534,14 @@ class SourceTaskExactlyOnceIT {
             return new TransactionContext() {
                 @Override
                 public void commitTransaction() {
+                    pollEnds++;
+                    ends++;
                 }
 
                 @Override
                 public void commitTransaction(SourceRecord record) {
                     transactionEnds.add(record);
+                    ends++;
                 }
 
                 @Override

@@ -44,9 +44,45 @@ public interface BatchBoundary {
      * @param exactlyOnce  the connector runs {@code pgque.delivery.guarantee=exactly_once}, which
      *                     requires a worker with exactly-once source support
      */
+    /**
+     * True when the task draws the boundaries ({@code transaction.boundary=connector}): a
+     * transaction then lasts until the task ends it, over as many polls as it takes, so the
+     * task may hand a transaction's chunks over one poll at a time.
+     */
+    default boolean drawnByTask() {
+        return false;
+    }
+
+    /**
+     * Where the task draws the boundaries: the open transaction ends with this {@code poll()},
+     * which may return no records (the transaction's last records went out on an earlier one).
+     */
+    default void transactionEndsWithPoll() {
+    }
+
     static BatchBoundary of(TransactionContext transactions, boolean exactlyOnce) {
         if (transactions != null) {
-            return drawnBy(true, transactions::commitTransaction);
+            return new BatchBoundary() {
+                @Override
+                public void transactionEndsAfter(SourceRecord last) {
+                    transactions.commitTransaction(last);
+                }
+
+                @Override
+                public boolean transactional() {
+                    return true;
+                }
+
+                @Override
+                public boolean drawnByTask() {
+                    return true;
+                }
+
+                @Override
+                public void transactionEndsWithPoll() {
+                    transactions.commitTransaction();
+                }
+            };
         }
         return exactlyOnce ? WORKER : NONE;
     }

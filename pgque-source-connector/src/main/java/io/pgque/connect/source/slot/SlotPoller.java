@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -96,6 +97,13 @@ public final class SlotPoller {
     /** Whether a batch read ahead may go out before the one before it is acked (never with transactions). */
     private final boolean sendAhead;
     private int cursor;
+    /**
+     * Where the task draws the transactions' boundaries: the turns still to come in the open
+     * transaction, or the next one, a chunk per poll (see {@link #handOut}).
+     */
+    private final ArrayDeque<Turn> round = new ArrayDeque<>();
+    /** Whether a chunk went out since the task last drew a transaction boundary. */
+    private boolean transactionOpen;
     /** A failure of a side step (acking or renewing another slot) met after a batch was taken; see {@link #step()}. */
     private RuntimeException deferred;
 
@@ -237,7 +245,8 @@ public final class SlotPoller {
         List<SourceRecord> out = new ArrayList<>();
         boolean sawEverySlot = false;
         try {
-            sawEverySlot = boundary.transactional() ? gather(out, now, tick) : serveFirst(out, now, tick);
+            sawEverySlot = !boundary.transactional() ? serveFirst(out, now, tick)
+                    : boundary.drawnByTask() ? handOut(out, now, tick) : gather(out, now, tick);
             for (SlotState slot : slots) {
                 if (!slot.idle() && slot.leased() && now >= slot.nextRenewalNanos()) {
                     renew(slot, now);
@@ -254,9 +263,20 @@ public final class SlotPoller {
             loop.keepTick();
         }
         if (out.isEmpty()) {
+            if (transactionOpen) {
+                // The round's last chunk went out on an earlier poll: its transaction ends with this one.
+                transactionOpen = false;
+                boundary.transactionEndsWithPoll();
+                return List.of();
+            }
             return null;
         }
-        boundary.transactionEndsAfter(out.get(out.size() - 1));
+        if (boundary.drawnByTask() && !round.isEmpty()) {
+            transactionOpen = true;
+        } else {
+            transactionOpen = false;
+            boundary.transactionEndsAfter(out.get(out.size() - 1));
+        }
         return out;
     }
 
@@ -317,6 +337,52 @@ public final class SlotPoller {
             }
         }
         return true;
+    }
+
+    /** A slot's turn in the open transaction: its first (ack, next batch, next chunk) or a further chunk. */
+    private record Turn(SlotState slot, boolean first) {
+    }
+
+    /**
+     * With Kafka transactions the task draws itself ({@code transaction.boundary=connector}): what
+     * {@link #gather} puts in one poll, one chunk per poll. A transaction holds a round: every
+     * slot in turn gives what it has ready, as in {@link #gather}, and the transaction ends after
+     * the round's last chunk. The worker converts and sends each chunk while the next is read and
+     * turned into records, and the producer has the first records of a transaction after one
+     * chunk, not after all of them (a poll of several slots' batches took tens of milliseconds,
+     * with Kafka idle). A new round starts only after the last one's transaction ended, that is
+     * committed, so every slot's earlier batch is acknowledged by then and each slot still has
+     * one batch in flight at a time.
+     *
+     * @return whether every slot had its turn in the round (a tick then reached them all)
+     */
+    private boolean handOut(List<SourceRecord> out, long now, boolean tick) {
+        if (round.isEmpty() && !transactionOpen) {
+            slots.forEach(slot -> round.add(new Turn(slot, true)));
+        }
+        while (!round.isEmpty()) {
+            SlotState slot = round.peekFirst().slot();
+            List<SourceRecord> chunk = round.peekFirst().first() ? next(slot, now, tick)
+                    : hasMoreForTransaction(slot) ? readOn(slot) : null;
+            round.pollFirst();
+            if (hasMoreForTransaction(slot)) {
+                round.addFirst(new Turn(slot, false));
+            }
+            if (chunk != null) {
+                out.addAll(chunk);
+                return round.isEmpty();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether the slot has more for the open transaction: chunks read ahead in memory, or one
+     * more chunk of the batch it streams (Kafka acknowledges nothing before the commit, so
+     * {@link StreamedBatch#readyForMore} stops at two chunks).
+     */
+    private static boolean hasMoreForTransaction(SlotState slot) {
+        return !slot.idle() && (slot.batch().hasBuffered() || slot.batch().readyForMore());
     }
 
     private static void addTo(List<SourceRecord> out, List<SourceRecord> chunk) {
