@@ -11,9 +11,9 @@ import java.util.function.Consumer;
 
 /**
  * Where a Kafka transaction ends, and whether there are transactions at all. With
- * {@code transaction.boundary=connector} the task says where: after the last record of each
- * {@code poll()}, so one transaction holds what one poll returned (chunks of several slots'
- * batches in ordered mode), committed together with the source offsets of those records.
+ * {@code transaction.boundary=connector} the task says where: after the last chunk of a round
+ * over its slots (chunks of several slots' batches in ordered mode, handed over a chunk per
+ * {@code poll()}), committed together with the source offsets of those records.
  */
 public interface BatchBoundary {
 

@@ -61,9 +61,10 @@ import java.util.concurrent.CompletionException;
  * the producer, so per-key order holds; if the open fails or the lease is lost, they are a
  * prefix of what the slot delivers again, as after any failure in at-least-once mode.
  *
- * <p>When the worker writes in Kafka transactions (exactly-once), one poll instead hands over
- * the chunks of every slot that has one, as one transaction (see {@link #gather}): a transaction
- * then carries several slots' batches, and their source offsets commit atomically with them.
+ * <p>When the worker writes in Kafka transactions (exactly-once), a transaction instead carries
+ * the chunks of every slot that has one, a chunk per poll where the task draws the boundaries
+ * ({@link #handOut}), all in one poll where the worker does ({@link #gather}); their source
+ * offsets commit atomically with them.
  *
  * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the slot state
  * (under this object's lock). Kafka's acknowledgements arrive on the producer's thread and only
