@@ -7,18 +7,35 @@ package io.pgque.bench;
 import java.util.Arrays;
 import java.util.Locale;
 
-/** Latency percentiles of one run, printed beside a baseline run. */
+/**
+ * Latency percentiles of one run, printed beside a baseline run; and of the part of it after
+ * the broker appended each record (to the consumer's having it), to tell the source's share of
+ * a tail from Kafka's.
+ */
 final class Latencies {
     private final double[] sorted;
+    private final double[] afterAppend;
 
-    Latencies(double[] millis) {
+    Latencies(double[] millis, double[] afterAppendMillis) {
         this.sorted = millis.clone();
         Arrays.sort(sorted);
+        this.afterAppend = afterAppendMillis.clone();
+        Arrays.sort(afterAppend);
     }
 
     double percentile(double p) {
+        return percentile(sorted, p);
+    }
+
+    private static double percentile(double[] sorted, double p) {
         int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(index, sorted.length - 1))];
+    }
+
+    /** The part after the broker's append: its p50 and p99, in ms (whole ms: the append time is a wall-clock ms). */
+    String afterAppend() {
+        return String.format(Locale.ROOT, "p50 %.0f ms, p99 %.0f ms, max %.0f ms", percentile(afterAppend, 50),
+                percentile(afterAppend, 99), afterAppend[afterAppend.length - 1]);
     }
 
     static void printHeader() {

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -62,19 +63,28 @@ final class SourceLatencyBenchmark {
                     + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d%n%n",
                     RATE, RUN.toSeconds(), slots, slots);
             Latencies.printHeader();
+            Map<String, Latencies> rows = new LinkedHashMap<>();
             Latencies bridge100 = bridgeLatency(c, kafka, "lat_bridge_100", shippedTick);
-            bridge100.printRow("baseline loop, ticker_round 100 ms, idle poll 100 ms", null);
+            printRow(rows, "baseline loop, ticker_round 100 ms, idle poll 100 ms", bridge100, null);
             Map<String, String> asShipped = new HashMap<>(shipped);
-            connectorLatency(c, kafka, jdbcUrl, "lat_src_shipped", asShipped, slots)
-                    .printRow("connector, config/pgque-source.json as shipped (100 ms)", bridge100);
+            printRow(rows, "connector, config/pgque-source.json as shipped (100 ms)",
+                    connectorLatency(c, kafka, jdbcUrl, "lat_src_shipped", asShipped, slots), bridge100);
             Latencies bridge50 = bridgeLatency(c, kafka, "lat_bridge_50", fastTick);
-            bridge50.printRow("baseline loop, ticker_round 50 ms, idle poll 50 ms", null);
+            printRow(rows, "baseline loop, ticker_round 50 ms, idle poll 50 ms", bridge50, null);
             Map<String, String> fast = new HashMap<>(shipped);
             fast.put("pgque.ticker.interval.ms", Long.toString(fastTick.toMillis()));
             fast.put("pgque.poll.interval.ms", Long.toString(fastTick.toMillis()));
-            connectorLatency(c, kafka, jdbcUrl, "lat_src_50", fast, slots)
-                    .printRow("connector, shipped, ticker and poll interval 50 ms", bridge50);
+            printRow(rows, "connector, shipped, ticker and poll interval 50 ms",
+                    connectorLatency(c, kafka, jdbcUrl, "lat_src_50", fast, slots), bridge50);
+            System.out.println();
+            System.out.println("Of that, from the broker's append to the consumer:");
+            rows.forEach((what, latencies) -> System.out.println("- " + what + ": " + latencies.afterAppend()));
         }
+    }
+
+    private static void printRow(Map<String, Latencies> rows, String what, Latencies latencies, Latencies baseline) {
+        latencies.printRow(what, baseline);
+        rows.put(what, latencies);
     }
 
     private static Map<String, String> settings(String list) {

@@ -56,6 +56,7 @@ final class SteadyLoad {
             }, 0, periodMicros, TimeUnit.MICROSECONDS);
 
             double[] millis = new double[measured];
+            double[] afterAppend = new double[measured];
             boolean[] seen = new boolean[measured];
             int got = 0;
             long deadline = System.nanoTime() + run.toNanos() + SourceBenchmark.DEADLINE.toNanos();
@@ -70,11 +71,13 @@ final class SteadyLoad {
                     if (seq < measured && !seen[seq]) {
                         seen[seq] = true;
                         millis[seq] = (arrived - SourcePayload.sentNanos(payload)) / 1e6;
+                        // The topics stamp records with the broker's append time (wall clock).
+                        afterAppend[seq] = System.currentTimeMillis() - record.timestamp();
                         got++;
                     }
                 }
             }
-            return new Latencies(millis);
+            return new Latencies(millis, afterAppend);
         } finally {
             producer.shutdownNow();
             producer.awaitTermination(10, TimeUnit.SECONDS);
