@@ -121,6 +121,12 @@ public class PgQueSourceTask extends SourceTask {
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
         // the worker then commits only where the task says, so the task must say it for every poll.
         BatchBoundary boundary = BatchBoundary.of(context == null ? null : context.transactionContext(), exactlyOnce);
+        if (exactlyOnce && !boundary.drawnByTask()) {
+            log.info("Connector {} runs exactly-once with transaction.boundary other than 'connector': the worker ends a "
+                    + "transaction after every poll(), so each poll returns a whole transaction at once; with "
+                    + "transaction.boundary=connector the task hands it over a chunk per poll, which keeps Kafka busier",
+                    connector);
+        }
         metrics = new SourceMetrics(pluginMetrics(), slots);
         resizeMetrics = new ResizeMetrics(pluginMetrics());
         // The slot set to read, and a new one after a resize (see SlotSetSwitch): N and the slots
