@@ -46,6 +46,7 @@ final class SourceDrainBenchmark {
     private static final int PARTITIONS = Integer.getInteger("source.drain.partitions", 3);
     private static final boolean PG_STATS = Boolean.getBoolean("source.drain.pgstats");
     private static final String JFR_DIR = System.getProperty("source.drain.jfr", "");
+    private static final long JFR_PERIOD_MS = Long.getLong("source.drain.jfr.period.ms", 10);
 
     private enum Kind { PLAIN, ENGINE, CONNECTOR }
 
@@ -248,9 +249,10 @@ final class SourceDrainBenchmark {
 
     private static Recording startRecording() throws Exception {
         Recording recording = new Recording(Configuration.getConfiguration("profile"));
-        // The profile's 10 ms leave a few hundred samples of a drain of seconds: too few to
-        // tell the task thread's parts apart.
-        recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(1));
+        // The profile's 10 ms leave a few hundred samples of a drain of seconds, too few to tell
+        // the task thread's parts apart; 1 ms tells them, but slows every run down (the plain
+        // loop most), so it is asked for: -Dsource.drain.jfr.period.ms=1.
+        recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(JFR_PERIOD_MS));
         recording.start();
         return recording;
     }
