@@ -226,7 +226,9 @@ public final class SourceConfigDef {
                 Importance.LOW,
                 "Tick period when " + TICKER_ENABLED + "=true, in milliseconds: events never wait longer than "
                         + "this for a tick, whatever the queue's ticker_max_count and ticker_max_lag (which still "
-                        + "make a tick sooner, and alone rule any other ticker, e.g. pg_cron).",
+                        + "make a tick sooner, and alone rule any other ticker, e.g. pg_cron). Ticker rounds run "
+                        + "at this fixed rate and tick a queue whose last tick is three quarters of it old, so "
+                        + "ticks come between 0.75 and 1 times this apart while events wait.",
                 TICKER_GROUP, ++order, Width.SHORT, "Ticker interval (ms)");
         def.define(MAINT_INTERVAL_MS, Type.LONG, MAINT_INTERVAL_MS_DEFAULT, Range.between(1_000L, 3_600_000L),
                 Importance.LOW,

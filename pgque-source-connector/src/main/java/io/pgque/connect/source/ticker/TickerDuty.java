@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -47,7 +48,8 @@ public final class TickerDuty implements AutoCloseable {
             return thread;
         });
         Operations operations = PgQue.using(dataSource).operations();
-        schedule(scheduler, new Job("ticker_round", () -> operations.tickerRound(tickEvery)), tickEvery);
+        TickCadence cadence = new TickCadence(tickEvery);
+        scheduleAtCadence(scheduler, new Job("ticker_round", () -> operations.tickerRound(cadence.period())), cadence);
         schedule(scheduler, new Job("maint", () -> {
             operations.maint();
             // Step 2 of rotation in a transaction of its own, after maint()'s committed.
@@ -63,6 +65,22 @@ public final class TickerDuty implements AutoCloseable {
                         + " but redundant: set {}=false to leave ticking to the database",
                 detail, SourceConfigDef.TICKER_ENABLED)));
         return new TickerDuty(scheduler);
+    }
+
+    /** Runs {@code job} at the cadence's fixed rate, from each round's start; see {@link TickCadence}. */
+    private static void scheduleAtCadence(ScheduledExecutorService scheduler, Job job, TickCadence cadence) {
+        scheduler.execute(new Runnable() {
+            @Override
+            public void run() {
+                long start = System.nanoTime();
+                job.run();
+                try {
+                    scheduler.schedule(this, cadence.delayNanos(start, System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closing) {
+                    // close() shut the scheduler down while this round ran: no next one.
+                }
+            }
+        });
     }
 
     private static void schedule(ScheduledExecutorService scheduler, Job job, Duration every) {
