@@ -207,9 +207,22 @@ class SourceTaskLeaseLoopIT {
     }
 
     /**
-     * Three ticks of 10 events of slot 0 each, drained by a task with chunks of 4 and one tick per
-     * batch: checks every event came once in send order and every batch was acked, and returns how
-     * often the task's sessions called the engine's window scan and the read-ahead open.
+     * A slot that keeps up, with batches smaller than a chunk, reads nothing ahead: its next batch
+     * comes with the ack in one round trip anyway, and a read-ahead would nearly always find no
+     * next tick yet. One scan per batch, the first page, which holds all of it.
+     */
+    @Test
+    void aSlotWithBatchesSmallerThanAChunkReadsNothingAhead() throws Exception {
+        Map<String, Long> calls = drainThreeLargeBatches("small_batches", Map.of("pgque.batch.max.events", "1000"));
+        assertEquals(0, calls.get("read_ahead_query"), "no read-ahead");
+        assertEquals(0, calls.get("open_read_ahead_partitioned"));
+        assertEquals(3, calls.get("window_scan_sql"), "a first page per batch, holding all of it");
+    }
+
+    /**
+     * Three ticks of 10 events of slot 0 each, drained by a task with chunks of 4 (unless
+     * {@code extra} says otherwise) and one tick per batch: checks every event came once in send order and every batch was acked, and returns how
+     * often the task's sessions called the engine's window scan, the read-ahead query and open.
      */
     private Map<String, Long> drainThreeLargeBatches(String queue, Map<String, String> extra) throws Exception {
         String consumer = queue + "-src";
@@ -223,6 +236,7 @@ class SourceTaskLeaseLoopIT {
         trackFunctions("'pl'");
         long scansBefore = functionCalls("window_scan_sql");
         long opensBefore = functionCalls("open_read_ahead_partitioned");
+        long readAheadsBefore = functionCalls("read_ahead_query");
         try {
             Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
             props.put("pgque.batch.max.events", "4");
@@ -254,7 +268,8 @@ class SourceTaskLeaseLoopIT {
                     "select count(*) from pg_stat_activity where datname = current_database() "
                             + "and application_name like 'pgque-source-%'") == 0);
             return Map.of("window_scan_sql", functionCalls("window_scan_sql") - scansBefore,
-                    "open_read_ahead_partitioned", functionCalls("open_read_ahead_partitioned") - opensBefore);
+                    "open_read_ahead_partitioned", functionCalls("open_read_ahead_partitioned") - opensBefore,
+                    "read_ahead_query", functionCalls("read_ahead_query") - readAheadsBefore);
         } finally {
             trackFunctions("default");
         }

@@ -549,10 +549,20 @@ public final class SlotPoller {
      * Reads the slot's next batch on the read-ahead thread while {@code batch} streams, so that
      * the scan of its window, most of what reading a batch costs, overlaps sending this one: a
      * slot's batches are otherwise read, sent and acked strictly in turn, and its database time
-     * and Kafka time add up. When nothing follows the batch yet this costs one short query.
+     * and Kafka time add up. When nothing follows the batch yet this costs one short query, so
+     * it is done only after batches of a chunk or more.
      */
     private void startReadAhead(SlotState slot, StreamedBatch batch, BatchPage first) {
         if (readAheads == null || loop.stopping()) {
+            return;
+        }
+        if (!first.full() && first.messages().size() < chunkSize) {
+            // A batch smaller than a chunk: the slot keeps up, and its next batch is read with the
+            // ack in one round trip anyway. Reading ahead would only cost a query that nearly
+            // always finds no next tick yet, and at a short ticker interval those queries of
+            // every slot land just when the slots' new batches are read and sent (the p99 at
+            // 50 ms: 101-107 ms with them, 94 without). A slot that falls behind gets batches of
+            // its catch-up window, larger than a chunk, and reads ahead again.
             return;
         }
         // The next batch is likely about as large as this one, or as the last one when this one's
