@@ -7,8 +7,6 @@ package io.pgque.connect.source.delivery;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.TransactionContext;
 
-import java.util.function.Consumer;
-
 /**
  * Where a Kafka transaction ends, and whether there are transactions at all. With
  * {@code transaction.boundary=connector} the task says where: after the last chunk of a round
@@ -27,16 +25,27 @@ public interface BatchBoundary {
      */
     boolean transactional();
 
+    /**
+     * True when the task draws the boundaries ({@code transaction.boundary=connector}): a
+     * transaction then lasts until the task ends it, over as many polls as it takes, so the
+     * task may hand a transaction's chunks over one poll at a time.
+     */
+    boolean drawnByTask();
+
+    /**
+     * Where the task draws the boundaries: the open transaction ends with this {@code poll()},
+     * which may return no records (the transaction's last records went out on an earlier one).
+     */
+    void transactionEndsWithPoll();
+
     /** No transactions: at-least-once on a worker without exactly-once source support. */
-    BatchBoundary NONE = drawnBy(false, last -> {
-    });
+    BatchBoundary NONE = new DrawnBoundary(false, null);
 
     /**
      * Transactions whose boundaries the worker draws itself ({@code transaction.boundary=poll},
      * every poll one transaction, or {@code interval}): the task has nothing to say.
      */
-    BatchBoundary WORKER = drawnBy(true, last -> {
-    });
+    BatchBoundary WORKER = new DrawnBoundary(true, null);
 
     /**
      * @param transactions the worker's transaction context: present exactly when
@@ -44,60 +53,10 @@ public interface BatchBoundary {
      * @param exactlyOnce  the connector runs {@code pgque.delivery.guarantee=exactly_once}, which
      *                     requires a worker with exactly-once source support
      */
-    /**
-     * True when the task draws the boundaries ({@code transaction.boundary=connector}): a
-     * transaction then lasts until the task ends it, over as many polls as it takes, so the
-     * task may hand a transaction's chunks over one poll at a time.
-     */
-    default boolean drawnByTask() {
-        return false;
-    }
-
-    /**
-     * Where the task draws the boundaries: the open transaction ends with this {@code poll()},
-     * which may return no records (the transaction's last records went out on an earlier one).
-     */
-    default void transactionEndsWithPoll() {
-    }
-
     static BatchBoundary of(TransactionContext transactions, boolean exactlyOnce) {
         if (transactions != null) {
-            return new BatchBoundary() {
-                @Override
-                public void transactionEndsAfter(SourceRecord last) {
-                    transactions.commitTransaction(last);
-                }
-
-                @Override
-                public boolean transactional() {
-                    return true;
-                }
-
-                @Override
-                public boolean drawnByTask() {
-                    return true;
-                }
-
-                @Override
-                public void transactionEndsWithPoll() {
-                    transactions.commitTransaction();
-                }
-            };
+            return new DrawnBoundary(true, transactions);
         }
         return exactlyOnce ? WORKER : NONE;
-    }
-
-    private static BatchBoundary drawnBy(boolean transactional, Consumer<SourceRecord> end) {
-        return new BatchBoundary() {
-            @Override
-            public void transactionEndsAfter(SourceRecord last) {
-                end.accept(last);
-            }
-
-            @Override
-            public boolean transactional() {
-                return transactional;
-            }
-        };
     }
 }
