@@ -12,9 +12,11 @@ import io.pgque.quickstart.demo.LifecycleGenerator;
 import io.pgque.quickstart.demo.OutputConsumer;
 import io.pgque.quickstart.demo.OutputVerifier;
 import io.pgque.quickstart.kafka.ConsumerGroupProgress;
+import io.pgque.quickstart.machine.CpuTimes;
 import io.pgque.quickstart.postgres.SlotLag;
 import io.pgque.quickstart.postgres.QueueTimes;
 import io.pgque.quickstart.postgres.SlotMonitor;
+import io.pgque.quickstart.report.MachineLoad;
 import io.pgque.quickstart.report.Progress;
 import io.pgque.quickstart.report.Report;
 import io.pgque.quickstart.report.Stages;
@@ -78,6 +80,7 @@ final class DemoRun implements AutoCloseable {
         long sinkBaseline = committedBySink();
         long start = System.nanoTime();
         long startMicros = Clock.nowMicros();
+        Optional<CpuTimes> cpuAtStart = CpuTimes.now();
         producer.start();
 
         long lastMoved = start;
@@ -101,9 +104,11 @@ final class DemoRun implements AutoCloseable {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
+        Optional<MachineLoad> machine = cpuAtStart.flatMap(earlier -> CpuTimes.now()
+                .map(now -> now.since(earlier, Runtime.getRuntime().availableProcessors())));
         LOG.info(progress(start, sinkBaseline).line());
         awaitSlotsCaughtUp();
-        return report(startMicros);
+        return report(startMicros, machine);
     }
 
     /** Fails fast, with the reason, when a demo client or a connector has failed. */
@@ -143,12 +148,12 @@ final class DemoRun implements AutoCloseable {
         }
     }
 
-    private Report report(long startMicros) {
+    private Report report(long startMicros, Optional<MachineLoad> machine) {
         OutputVerifier.Snapshot s = verifier.snapshot();
         long endMicros = s.lastReceiveMicros() == 0 ? startMicros : s.lastReceiveMicros();
         return new Report(events, producer.acked(), s.delivered(), s.duplicates(), s.outOfOrder(), s.tenantsSeen(),
                 Duration.ofNanos((endMicros - startMicros) * 1000), verifier.latencyPercentile(50),
-                verifier.latencyPercentile(99), slotsOrEmpty(), warmupEvents, stages());
+                verifier.latencyPercentile(99), slotsOrEmpty(), warmupEvents, stages(), machine);
     }
 
     /** The report goes out without the split when the database cannot say when events were written. */

@@ -25,6 +25,10 @@ final class Numbers {
         return d == null ? "-" : String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
+    static String percent(double fraction) {
+        return String.format(Locale.ROOT, "%.0f%%", fraction * 100);
+    }
+
     static String rate(double perSecond) {
         return String.format(Locale.ROOT, "%,.0f/s", perSecond);
     }

@@ -24,10 +24,12 @@ import java.util.Optional;
  * @param slots          lag of each slot of the source's consumer at the end
  * @param warmupEvents   events sent through the pipeline before this run and not measured
  * @param stages         the latency split at the queue, when it could be measured
+ * @param machine        how busy the machine was over the run, where it can be read (Linux)
  */
 public record Report(int eventsPlanned, long eventsIn, long eventsOut, long duplicates, long outOfOrder,
                      int tenants, Duration duration, long latencyP50Micros, long latencyP99Micros,
-                     List<SlotLag> slots, int warmupEvents, Optional<Stages> stages) {
+                     List<SlotLag> slots, int warmupEvents, Optional<Stages> stages,
+                     Optional<MachineLoad> machine) {
 
     public Report {
         slots = List.copyOf(slots);
