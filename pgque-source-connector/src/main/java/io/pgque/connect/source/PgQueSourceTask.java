@@ -163,7 +163,7 @@ public class PgQueSourceTask extends SourceTask {
         // A pool of its own: the listener holds its connection for good.
         listenerDataSource = DataSourceFactory.create(config.connection(),
                 "pgque-source-" + connector + "-" + task + "-ticks");
-        listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+        listener = TickListener.start(listenerDataSource, config.queue(), poller,
                 Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         if (TaskKeys.runsTicker(props)) {
             ticker = TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),

@@ -263,16 +263,92 @@ class SourceTaskLeaseLoopIT {
                 return pg.lastTick(queue, consumer, 0) == lastTick;
             });
             task.stop();
-            // A session hands its function counts over when it ends.
-            QueueFixture.await("the task's sessions to end", Duration.ofSeconds(15), () -> pg.queryLong(
-                    "select count(*) from pg_stat_activity where datname = current_database() "
-                            + "and application_name like 'pgque-source-%'") == 0);
+            awaitSessionsEnded();
             return Map.of("window_scan_sql", functionCalls("window_scan_sql") - scansBefore,
                     "open_read_ahead_partitioned", functionCalls("open_read_ahead_partitioned") - opensBefore,
                     "read_ahead_query", functionCalls("read_ahead_query") - readAheadsBefore);
         } finally {
             trackFunctions("default");
         }
+    }
+
+    @Test
+    void anIdleSlotPollsEveryIntervalUntilTheTaskHearsATick() throws Exception {
+        long receives = idleReceives("deaf", false, false);
+        // about one per 100 ms poll interval over the 3 s: the listener has heard nothing yet
+        assertTrue(receives >= 15, "an idle slot polls every interval while no tick is heard: " + receives);
+    }
+
+    @Test
+    void anIdleSlotWaitsForTheTicksOnceTheTaskHearsThem() throws Exception {
+        long receives = idleReceives("hearing", true, false);
+        // the looks until the task listened, the tick's, and a renewal every 2 s (a third of the
+        // 6 s TTL): a handful where polling every interval makes some thirty
+        assertTrue(receives <= 10, "an idle slot that hears the ticks waits for them: " + receives);
+    }
+
+    @Test
+    void anIdleSlotPollsAgainWhenTheTickListenerLosesItsConnection() throws Exception {
+        long receives = idleReceives("listener_lost", true, true);
+        assertTrue(receives >= 15, "after the listener's connection was lost, polling every interval: " + receives);
+    }
+
+    /**
+     * How often an idle slot (no events at all) asked the engine for a batch, 3 s of polls included:
+     * after a tick its task heard ({@code tick}), and after the tick listener's session was
+     * killed once it had heard that tick ({@code killListener}).
+     */
+    private long idleReceives(String queue, boolean tick, boolean killListener) throws Exception {
+        String consumer = queue + "-src";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        trackFunctions("'pl'");
+        long receivesBefore = functionCalls("receive_partitioned");
+        try {
+            Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
+            props.put("name", queue);
+            props.put("pgque.lease.ttl.ms", "6000"); // renewals every 2 s
+            PgQueSourceTask task = start(props);
+            String listener = "select count(*) from pg_stat_activity where application_name = 'pgque-source-" + queue
+                    + "-0-ticks' and query ilike 'listen%'";
+            QueueFixture.await("the task to listen for ticks", Duration.ofSeconds(15), () -> {
+                pollOnce(task);
+                return pg.queryLong(listener) == 1;
+            });
+            if (tick) {
+                pg.tick(queue);
+                // heard within a poll or two; then the slot rests until a tick or its renewal
+                pollFor(task, Duration.ofMillis(500));
+            }
+            if (killListener) {
+                pg.queryLong("select count(*) from (select pg_terminate_backend(pid) from pg_stat_activity "
+                        + "where application_name = 'pgque-source-" + queue + "-0-ticks') t");
+            }
+            pollFor(task, Duration.ofSeconds(3));
+            task.stop();
+            awaitSessionsEnded();
+            return functionCalls("receive_partitioned") - receivesBefore;
+        } finally {
+            trackFunctions("default");
+        }
+    }
+
+    /** Polls {@code task} as the worker would, for {@code how long}, committing what it returns. */
+    private static void pollFor(PgQueSourceTask task, Duration howLong) throws InterruptedException {
+        long deadline = System.nanoTime() + howLong.toNanos();
+        while (System.nanoTime() < deadline) {
+            List<SourceRecord> records = task.poll();
+            if (records != null) {
+                records.forEach(r -> commit(task, r));
+            }
+        }
+    }
+
+    /** A session hands its function counts over when it ends. */
+    private static void awaitSessionsEnded() throws InterruptedException {
+        QueueFixture.await("the task's sessions to end", Duration.ofSeconds(15), () -> pg.queryLong(
+                "select count(*) from pg_stat_activity where datname = current_database() "
+                        + "and application_name like 'pgque-source-%'") == 0);
     }
 
     private static long functionCalls(String function) {

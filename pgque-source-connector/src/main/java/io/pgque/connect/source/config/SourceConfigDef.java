@@ -166,8 +166,11 @@ public final class SourceConfigDef {
                 POLLING_GROUP, ++order, Width.SHORT, "Lease TTL (ms)");
         def.define(POLL_INTERVAL_MS, Type.LONG, POLL_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
                 Importance.MEDIUM,
-                "How long a slot that had no batch ready rests before it is asked again, in milliseconds. "
-                        + "Must be below half of " + LEASE_TTL_MS + ", since polling renews the lease.",
+                "How long a slot that had no batch ready rests before it is asked again, in milliseconds, "
+                        + "while the task does not hear the queue's ticks (LISTEN on pgque_<queue>); once it does, "
+                        + "such a slot is asked on every tick and otherwise only when its lease wants renewing (a "
+                        + "third of " + LEASE_TTL_MS + "), since only a tick can bring it a batch. Must be below half "
+                        + "of " + LEASE_TTL_MS + ", since polling renews the lease.",
                 POLLING_GROUP, ++order, Width.SHORT, "Poll interval (ms)");
         def.define(BATCH_MAX_EVENTS, Type.INT, BATCH_MAX_EVENTS_DEFAULT, Range.between(1, 100_000),
                 Importance.LOW,

@@ -15,6 +15,7 @@ import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.slot.PollLoop;
 import io.pgque.connect.source.slot.SlotEvents;
 import io.pgque.connect.source.slot.StreamedBatch;
+import io.pgque.connect.source.slot.TickReceiver;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -40,7 +41,7 @@ import java.util.function.Supplier;
  * under this object's lock; Kafka's acknowledgements only count down the {@link StreamedBatch}
  * and wake the poll thread.
  */
-public final class CoopPoller {
+public final class CoopPoller implements TickReceiver {
 
     private static final Logger log = LoggerFactory.getLogger(CoopPoller.class);
     /** All members' slots are reported as this one: cooperative mode has none. */
@@ -100,6 +101,7 @@ public final class CoopPoller {
      * batch asks for one at once instead of at the end of its poll interval. Any thread; never
      * blocks.
      */
+    @Override
     public void tickArrived() {
         loop.tickArrived();
     }

@@ -123,7 +123,7 @@ public final class CoopTask {
         // listener holds its connection for good, hence a pool of its own.
         HikariDataSource listenerDataSource = DataSourceFactory.create(config.connection(),
                 "pgque-source-" + connector + "-" + task + "-ticks");
-        TickListener listener = TickListener.start(listenerDataSource, config.queue(), poller::tickArrived,
+        TickListener listener = TickListener.start(listenerDataSource, config.queue(), poller,
                 Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         TickerDuty ticker = TaskKeys.runsTicker(props)
                 ? TickerDuty.start(dataSource, "pgque-ticker-" + connector + "-" + task, config.tickerInterval(),

@@ -40,6 +40,11 @@ public final class PolledSlotSet implements SlotSetReader {
     }
 
     @Override
+    public void hearing(boolean heard) {
+        poller.hearing(heard);
+    }
+
+    @Override
     public void stop() {
         poller.stop();
     }

@@ -4,18 +4,20 @@
  */
 package io.pgque.connect.source.resize;
 
+import io.pgque.connect.source.slot.TickReceiver;
 import org.apache.kafka.connect.source.SourceRecord;
 
 import java.time.Duration;
 import java.util.List;
 
 /** A task's reading of one slot set (its share of N slots): the lease loop and what goes with it. */
-public interface SlotSetReader {
+public interface SlotSetReader extends TickReceiver {
 
     /** The next whole batch, or null when none was ready within the poll interval. */
     List<SourceRecord> poll() throws InterruptedException;
 
     /** A tick was committed: wakes a poll() waiting for one. Any thread. */
+    @Override
     void tickArrived();
 
     /** Makes a running or future poll() return at once. Any thread. */

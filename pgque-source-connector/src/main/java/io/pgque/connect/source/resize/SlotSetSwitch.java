@@ -9,6 +9,7 @@ import io.pgque.client.PgQueException;
 import io.pgque.client.ResizeState;
 import io.pgque.client.SlotResize;
 import io.pgque.connect.source.slot.SlotAssignment;
+import io.pgque.connect.source.slot.TickReceiver;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -27,9 +28,9 @@ import java.util.OptionalInt;
  * task that learns of the switch from the engine's refusal (its old set was retired) switches
  * too. Outside a resize this is a plain pass-through to the reader of the configured set.
  *
- * <p>Used on the poll thread, except {@link #stop()} and {@link #tickArrived()}.
+ * <p>Used on the poll thread, except {@link #stop()}, {@link #tickArrived()} and {@link #hearing}.
  */
-public final class SlotSetSwitch {
+public final class SlotSetSwitch implements TickReceiver {
 
     private static final Logger log = LoggerFactory.getLogger(SlotSetSwitch.class);
     /** How often a waiting task repeats in the log what still blocks the resize. */
@@ -44,6 +45,8 @@ public final class SlotSetSwitch {
     private final ResizeMetrics metrics;
     private final long checkEveryNanos;
     private volatile SlotSetReader current;
+    /** What the tick listener last said, for a reader opened after it said it. */
+    private volatile boolean hearing;
     private List<Integer> currentSlots;
     private boolean draining;
     private volatile boolean stopped;
@@ -141,10 +144,21 @@ public final class SlotSetSwitch {
     }
 
     /** A tick was committed: wakes the reader of the current set. Any thread. */
+    @Override
     public void tickArrived() {
         SlotSetReader reader = current;
         if (reader != null) {
             reader.tickArrived();
+        }
+    }
+
+    /** Whether ticks are heard, for the reader of the current set and any later one. Any thread. */
+    @Override
+    public void hearing(boolean heard) {
+        hearing = heard;
+        SlotSetReader reader = current;
+        if (reader != null) {
+            reader.hearing(heard);
         }
     }
 
@@ -224,6 +238,7 @@ public final class SlotSetSwitch {
     private void open(int n, List<Integer> slots) {
         currentSlots = slots;
         current = factory.open(n, slots);
+        current.hearing(hearing);
         if (stopped) {
             current.stop(); // stop() ran while the set was opening
         }

@@ -46,6 +46,8 @@ public final class PollLoop {
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
     /** Set when the queue ticked since the last pass: whatever rests for want of a batch looks again. */
     private final AtomicBoolean ticked = new AtomicBoolean();
+    /** Whether the poller's tick listener hears the queue's ticks (see {@link TickReceiver#hearing}). */
+    private volatile boolean hearsTicks;
     private volatile boolean stopping;
 
     /**
@@ -118,6 +120,15 @@ public final class PollLoop {
     public void tickArrived() {
         ticked.set(true);
         wakeups.offer(TICK);
+    }
+
+    /** Whether ticks are heard, so a pass may count on {@link #tickArrived} for the next one. Any thread. */
+    public void hearing(boolean heard) {
+        hearsTicks = heard;
+    }
+
+    public boolean hearsTicks() {
+        return hearsTicks;
     }
 
     /** Whether the queue ticked since the last call; clears it. */

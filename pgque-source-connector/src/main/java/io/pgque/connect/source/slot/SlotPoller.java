@@ -71,7 +71,7 @@ import java.util.concurrent.CompletionException;
  * count down a {@link StreamedBatch} and wake the poll thread; they never touch the database or
  * wait for the lock.
  */
-public final class SlotPoller {
+public final class SlotPoller implements TickReceiver {
 
     /**
      * Chunks a batch read ahead without a cursor may hold: the catch-up window's batches (2,500
@@ -168,8 +168,18 @@ public final class SlotPoller {
      * The queue ticked (a {@link TickListener} heard it): the leased slots that rest because
      * they had no batch are read again at once. Any thread; never blocks.
      */
+    @Override
     public void tickArrived() {
         loop.tickArrived();
+    }
+
+    /**
+     * While ticks are heard, a slot that found no batch waits for the next one rather than
+     * asking again every poll interval: only a tick can give it one. Any thread; never blocks.
+     */
+    @Override
+    public void hearing(boolean heard) {
+        loop.hearing(heard);
     }
 
     /** Makes a running or future {@link #poll()} return at once. Any thread. */
@@ -496,6 +506,15 @@ public final class SlotPoller {
         return emit(slot, received, System.nanoTime());
     }
 
+    /**
+     * How long a slot that found no batch rests: the poll interval; or, while ticks are heard
+     * (each wakes it), until its lease wants renewing, which the next receive does. Without the
+     * ticks, a quiet slot's receives every poll interval were most of an idle connector's queries.
+     */
+    private long emptyRestNanos() {
+        return loop.hearsTicks() ? Math.max(renewEveryNanos, loop.restNanos()) : loop.restNanos();
+    }
+
     /** A first page read without a cursor: the rest, if any, gets one when it is read. */
     private static OpenedBatch whole(BatchPage page) {
         return new OpenedBatch(page, null);
@@ -506,7 +525,7 @@ public final class SlotPoller {
         slot.renewAt(now + renewEveryNanos);
         if (received.isEmpty()) {
             slot.caughtUp();
-            slot.restUntil(now + loop.restNanos());
+            slot.restUntil(now + emptyRestNanos());
             return null;
         }
         Opening opening = opening(slot, received.get());

@@ -21,25 +21,31 @@ import java.time.Duration;
  * {@link SlotPoller}, whose waiting slots then read their next batch at once instead of at the
  * end of their poll interval. Notifications are a hint, not a promise (they are lost while the
  * connection is down, and a tick by another database session may come before we listen), so
- * the poll interval stays the fallback and every (re)connect wakes the loop once.
+ * the poll interval stays the fallback and every (re)connect wakes the loop once. Once a
+ * notification has come on the current connection the poller is told it hears the ticks, and
+ * told again when that connection is lost; a quiet connection is checked every
+ * {@link #PROBE_EVERY_MS}, so one that died without a word is found out too.
  */
 public final class TickListener implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TickListener.class);
     /** How long one wait for notifications lasts; bounds how long close() waits for the thread. */
     private static final int WAIT_MS = 500;
+    /** How long the connection may stay quiet before a query checks it is still there. */
+    static final long PROBE_EVERY_MS = 5_000;
 
     private final DataSource dataSource;
     private final String queue;
-    private final Runnable onTick;
+    private final TickReceiver receiver;
     private final Duration backoff;
     private final Thread thread;
     private volatile boolean closed;
 
-    private TickListener(DataSource dataSource, String queue, Runnable onTick, Duration backoff, String threadName) {
+    private TickListener(DataSource dataSource, String queue, TickReceiver receiver, Duration backoff,
+                         String threadName) {
         this.dataSource = dataSource;
         this.queue = queue;
-        this.onTick = onTick;
+        this.receiver = receiver;
         this.backoff = backoff;
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
@@ -49,12 +55,12 @@ public final class TickListener implements AutoCloseable {
      * Starts listening for ticks of {@code queue} on a connection from {@code dataSource}, which
      * it holds for as long as it runs: give it a pool of its own.
      *
-     * @param onTick  called on the listener's thread after each tick; must not block
-     * @param backoff pause before connecting again after a failure
+     * @param receiver told on the listener's thread of each tick and of whether ticks are heard
+     * @param backoff  pause before connecting again after a failure
      */
-    public static TickListener start(DataSource dataSource, String queue, Runnable onTick, Duration backoff,
+    public static TickListener start(DataSource dataSource, String queue, TickReceiver receiver, Duration backoff,
                                      String threadName) {
-        TickListener listener = new TickListener(dataSource, queue, onTick, backoff, threadName);
+        TickListener listener = new TickListener(dataSource, queue, receiver, backoff, threadName);
         listener.thread.start();
         return listener;
     }
@@ -62,6 +68,7 @@ public final class TickListener implements AutoCloseable {
     private void run() {
         boolean failing = false;
         while (!closed) {
+            boolean heard = false;
             try (Connection c = dataSource.getConnection()) {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 c.setAutoCommit(true);
@@ -73,17 +80,31 @@ public final class TickListener implements AutoCloseable {
                     failing = false;
                 }
                 // Ticks made before LISTEN took effect were not heard: look once now.
-                onTick.run();
+                receiver.tickArrived();
+                long quietSince = System.nanoTime();
                 while (!closed) {
                     PGNotification[] ticks = pg.getNotifications(WAIT_MS);
                     if (ticks != null && ticks.length > 0) {
-                        onTick.run();
+                        if (!heard) {
+                            heard = true;
+                            receiver.hearing(true);
+                        }
+                        receiver.tickArrived();
+                        quietSince = System.nanoTime();
+                    } else if (System.nanoTime() - quietSince > PROBE_EVERY_MS * 1_000_000) {
+                        probe(c);
+                        quietSince = System.nanoTime();
                     }
                 }
                 try (Statement s = c.createStatement()) {
                     s.execute("UNLISTEN *");
                 }
             } catch (SQLException | RuntimeException e) {
+                if (heard) {
+                    // The slots may rest for want of ticks this connection no longer brings.
+                    receiver.hearing(false);
+                    receiver.tickArrived();
+                }
                 if (closed) {
                     break;
                 }
@@ -94,6 +115,13 @@ public final class TickListener implements AutoCloseable {
                 }
                 pause();
             }
+        }
+    }
+
+    /** A query on a quiet connection: one that died without a word fails here (at the pool's socket timeout at worst). */
+    private static void probe(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT 1");
         }
     }
 
