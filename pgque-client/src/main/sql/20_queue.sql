@@ -24,24 +24,36 @@ $$;
 -- lock is the receive lock), or NULL fields when the consumer is not subscribed.
 CREATE OR REPLACE FUNCTION pgque.lock_subscription(i_queue_id int4, i_consumer_name text)
 RETURNS pgque.subscription
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT sub.* FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+BEGIN
+    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
      WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
-       FOR UPDATE OF sub
+       FOR UPDATE OF sub;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    RETURN s;
+END
 $$;
 
 -- Internal: the current transaction id as a bigint (for the rotation bookkeeping columns).
 CREATE OR REPLACE FUNCTION pgque.current_txid()
 RETURNS bigint
-LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pg_current_xact_id()::text::bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pg_current_xact_id()::text::bigint;
+END
 $$;
 
 -- Internal: the event sequence's latest value (0 before the first event).
 CREATE OR REPLACE FUNCTION pgque.seq_last_value(i_seq text)
 RETURNS bigint
-LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT coalesce(pg_sequence_last_value(i_seq::regclass), 0)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN coalesce(pg_sequence_last_value(i_seq::regclass), 0);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue_name text)

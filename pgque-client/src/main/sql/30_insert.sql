@@ -55,8 +55,10 @@ $$;
 -- lets producers that must record an id elsewhere (the idempotency claims) write it once.
 CREATE OR REPLACE FUNCTION pgque.draw_event_ids(i_queue pgque.queue, i_count int)
 RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, i_count) ORDER BY 1)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, i_count) ORDER BY 1);
+END
 $$;
 
 -- Internal: writes event rows with the given ids into the queue's active event table.
@@ -113,44 +115,60 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_data text,
     ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT (pgque.insert_events_raw(pgque.find_queue(queue_name), ARRAY[ev_type], ARRAY[ev_data],
-            ARRAY[ev_extra1], ARRAY[ev_extra2], ARRAY[ev_extra3], ARRAY[ev_extra4]))[1]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (pgque.insert_events_raw(pgque.find_queue(queue_name), ARRAY[ev_type], ARRAY[ev_data],
+            ARRAY[ev_extra1], ARRAY[ev_extra2], ARRAY[ev_extra3], ARRAY[ev_extra4]))[1];
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_data text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(queue_name, ev_type, ev_data, NULL, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(queue_name, ev_type, ev_data, NULL, NULL, NULL, NULL);
+END
 $$;
 
 -- The modern send API. jsonb payloads are stored as their canonical text; text payloads
 -- verbatim.
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, payload jsonb) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(queue_name, 'default', payload::text, NULL, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(queue_name, 'default', payload::text, NULL, NULL, NULL, NULL);
+END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, payload text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(queue_name, 'default', payload, NULL, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(queue_name, 'default', payload, NULL, NULL, NULL, NULL);
+END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, type_name text, payload jsonb) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(queue_name, type_name, payload::text, NULL, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(queue_name, type_name, payload::text, NULL, NULL, NULL, NULL);
+END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(queue_name text, type_name text, payload text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(queue_name, type_name, payload, NULL, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(queue_name, type_name, payload, NULL, NULL, NULL, NULL);
+END
 $$;
 -- Keyed send: the partition key goes to ev_extra1 (no default on the key, so these never
 -- collide with the three-argument forms).
 CREATE OR REPLACE FUNCTION pgque.send(i_queue text, i_type text, i_payload jsonb, i_partition_key text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(i_queue, i_type, i_payload::text, i_partition_key, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(i_queue, i_type, i_payload::text, i_partition_key, NULL, NULL, NULL);
+END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send(i_queue text, i_type text, i_payload text, i_partition_key text) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.insert_event(i_queue, i_type, i_payload, i_partition_key, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.insert_event(i_queue, i_type, i_payload, i_partition_key, NULL, NULL, NULL);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.send_events(i_queue text, i_types text[], i_payloads text[],
@@ -180,14 +198,20 @@ BEGIN
 END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads text[]) RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.send_batch(queue_name, 'default', payloads)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.send_batch(queue_name, 'default', payloads);
+END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads jsonb[]) RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.send_batch(queue_name, type_name, payloads::text[])
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.send_batch(queue_name, type_name, payloads::text[]);
+END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads jsonb[]) RETURNS bigint[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.send_batch(queue_name, 'default', payloads::text[])
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.send_batch(queue_name, 'default', payloads::text[]);
+END
 $$;

@@ -56,8 +56,10 @@ DROP FUNCTION IF EXISTS pgque.check_tickable(pgque.queue, boolean);
 -- REPEATABLE READ transaction holds a share lock on the queue row and must not stall ticking.
 CREATE OR REPLACE FUNCTION pgque.lock_ticker(i_queue_id int4)
 RETURNS void
-LANGUAGE sql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pg_advisory_xact_lock(1885435252, i_queue_id)  -- 1885435252 = 'pgqt' as an int4
+LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(1885435252, i_queue_id);  -- 1885435252 = 'pgqt' as an int4
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)

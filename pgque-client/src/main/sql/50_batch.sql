@@ -121,15 +121,23 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.find_next_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
     i_min_interval interval)
 RETURNS pgque.tick
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT t.* FROM pgque.tick t
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_next pgque.tick;
+BEGIN
+    SELECT t.* INTO v_next FROM pgque.tick t
      WHERE t.tick_queue = i_last.tick_queue AND t.tick_id > i_last.tick_id
        AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
        AND ((i_min_count IS NULL AND i_min_interval IS NULL)
             OR (i_min_count IS NOT NULL AND t.tick_event_seq - i_last.tick_event_seq >= i_min_count)
             OR (i_min_interval IS NOT NULL AND t.tick_time - i_last.tick_time >= i_min_interval))
      ORDER BY t.tick_id
-     LIMIT 1
+     LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_next;
+END
 $$;
 
 -- Internal: the last tick after i_first (itself qualifying as the end of the next batch after
@@ -140,8 +148,9 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.find_window_tick(i_last pgque.tick, i_first pgque.tick, i_window_events bigint,
     i_cap bigint, i_min_lag interval)
 RETURNS pgque.tick
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT coalesce(
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN coalesce(
         (SELECT t FROM pgque.tick t
           WHERE t.tick_queue = i_first.tick_queue AND t.tick_id > i_first.tick_id
             AND (i_cap IS NULL OR t.tick_id <= i_cap)
@@ -149,7 +158,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_tem
             AND t.tick_event_seq - i_last.tick_event_seq <= i_window_events
           ORDER BY t.tick_id DESC
           LIMIT 1),
-        i_first)
+        i_first);
+END
 $$;
 
 -- Internal: the tick that ends the next batch after cursor tick i_last (find_next_tick), NULL
@@ -234,22 +244,32 @@ CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.open_batch(i_queue_name, i_consumer_name, i_min_lag, i_min_count, i_min_interval, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    SELECT * INTO batch_id, cur_tick_id, prev_tick_id, cur_tick_time, prev_tick_time, cur_tick_event_seq,
+                  prev_tick_event_seq
+      FROM pgque.open_batch(i_queue_name, i_consumer_name, i_min_lag, i_min_count, i_min_interval, NULL);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.next_batch_info(i_queue_name text, i_consumer_name text,
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    SELECT * INTO batch_id, cur_tick_id, prev_tick_id, cur_tick_time, prev_tick_time, cur_tick_event_seq,
+                  prev_tick_event_seq
+      FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.next_batch(i_queue_name text, i_consumer_name text)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT batch_id FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT b.batch_id FROM pgque.next_batch_custom(i_queue_name, i_consumer_name, NULL, NULL, NULL) b);
+END
 $$;
 
 -- Internal: the query over the events of a window of the queue -- between the ticks with
@@ -375,19 +395,25 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.get_batch_events(x_batch_id bigint)
 RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid bigint, ev_retry int4, ev_type text, ev_data text,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
     SELECT r.ev_id, r.ev_time, r.ev_txid::text::bigint, r.ev_retry, r.ev_type, r.ev_data,
            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
-      FROM pgque.batch_event_rows(x_batch_id, NULL, NULL, NULL, NULL) r
+      FROM pgque.batch_event_rows(x_batch_id, NULL, NULL, NULL, NULL) r;
+END
 $$;
 
 -- Internal: a page of a batch as messages.
 CREATE OR REPLACE FUNCTION pgque.batch_messages(i_batch_id bigint, i_after_ev_id bigint, i_limit int, i_slot int, i_n int)
 RETURNS SETOF pgque.message
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
     SELECT r.ev_id, i_batch_id, r.ev_type, r.ev_data, r.ev_retry, r.ev_time,
            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
-      FROM pgque.batch_event_rows(i_batch_id, i_after_ev_id, i_limit, i_slot, i_n) r
+      FROM pgque.batch_event_rows(i_batch_id, i_after_ev_id, i_limit, i_slot, i_n) r;
+END
 $$;
 
 -- Internal: the first page of a freshly opened (or re-issued) batch. A batch with nothing to
@@ -432,9 +458,12 @@ $$;
 -- Internal: the consumer name of an open batch (NULL when no such batch).
 CREATE OR REPLACE FUNCTION pgque.batch_consumer_name(i_batch_id bigint)
 RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT c.co_name FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
-     WHERE s.sub_batch = i_batch_id
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT c.co_name FROM pgque.subscription s JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+             WHERE s.sub_batch = i_batch_id
+             LIMIT 1);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.receive(i_queue text, i_consumer text, i_max_return int DEFAULT 100)

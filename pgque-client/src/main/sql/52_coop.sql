@@ -15,29 +15,36 @@
 -- Internal: the role of a subscription, read without locking (NULL when not subscribed).
 CREATE OR REPLACE FUNCTION pgque.coop_role(i_queue_id int4, i_consumer_name text)
 RETURNS text
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT sub.sub_role FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
-     WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT sub.sub_role FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+             WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name);
+END
 $$;
 
 -- Internal: whether a main row still has members.
 CREATE OR REPLACE FUNCTION pgque.coop_has_members(i_main pgque.subscription)
 RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT EXISTS (SELECT 1 FROM pgque.subscription m
-                    WHERE m.sub_queue = i_main.sub_queue AND m.sub_id = i_main.sub_id AND m.sub_role = 'coop_member')
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM pgque.subscription m
+                    WHERE m.sub_queue = i_main.sub_queue AND m.sub_id = i_main.sub_id AND m.sub_role = 'coop_member');
+END
 $$;
 
 -- Internal: the consumer a subscription's dead letters belong to. A member's go to its main, so
 -- they outlive the member (dead letters cascade away with their consumer row).
 CREATE OR REPLACE FUNCTION pgque.coop_group_consumer(s pgque.subscription)
 RETURNS int4
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT CASE WHEN s.sub_role = 'coop_member'
-                THEN coalesce((SELECT m.sub_consumer FROM pgque.subscription m
-                                WHERE m.sub_queue = s.sub_queue AND m.sub_id = s.sub_id AND m.sub_role = 'coop_main'),
-                              s.sub_consumer)
-                ELSE s.sub_consumer END
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF s.sub_role = 'coop_member' THEN
+        RETURN coalesce((SELECT m.sub_consumer FROM pgque.subscription m
+                          WHERE m.sub_queue = s.sub_queue AND m.sub_id = s.sub_id AND m.sub_role = 'coop_main'),
+                        s.sub_consumer);
+    END IF;
+    RETURN s.sub_consumer;
+END
 $$;
 
 -- Internal: refuses the plain batch API on cooperative rows, saying what to call instead.
@@ -334,8 +341,11 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.next_batch(i_queue text, i_consumer text, i_subconsumer text,
     i_dead_interval interval DEFAULT NULL)
 RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT batch_id FROM pgque.next_batch_custom(i_queue, i_consumer, i_subconsumer, NULL, NULL, NULL, i_dead_interval)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT b.batch_id
+              FROM pgque.next_batch_custom(i_queue, i_consumer, i_subconsumer, NULL, NULL, NULL, i_dead_interval) b);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.receive_coop(i_queue text, i_consumer text, i_subconsumer text,

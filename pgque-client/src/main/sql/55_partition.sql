@@ -38,10 +38,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                 ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
 $$;
 
+-- The numbers are cast to text first: text || int is only STABLE, and an IMMUTABLE function
+-- whose body is not immutable is never inlined (it was parsed and planned on every call).
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_name(i_consumer text, i_slot int, i_n int)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
-    SELECT i_consumer || '#' || i_slot || '/' || i_n
+    SELECT i_consumer || '#' || i_slot::text || '/' || i_n::text
 $$;
 
 -- Internal: checks names and returns the queue.
@@ -373,8 +375,10 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.slot_guard(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text)
 RETURNS pgque.subscription
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, true)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, true);
+END
 $$;
 
 -- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
@@ -415,8 +419,10 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int DEFAULT 100)
 RETURNS SETOF pgque.message
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.receive_partitioned(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL::bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM pgque.receive_partitioned(i_queue, i_consumer, i_slot, i_n, i_worker, i_max, NULL::bigint);
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.read_batch_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,

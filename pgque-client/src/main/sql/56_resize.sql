@@ -98,10 +98,12 @@ $$;
 -- is being resized (old slots drain up to it, new slots wait at it), NULL otherwise.
 CREATE OR REPLACE FUNCTION pgque.resize_tick_cap(i_queue_id int4, i_consumer_name text)
 RETURNS bigint
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pc.seal_tick FROM pgque.partition_consumer pc
-     WHERE pc.queue_id = i_queue_id AND pc.co_name = split_part(i_consumer_name, '#', 1)
-       AND pc.resize_state = 'draining'
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT pc.seal_tick FROM pgque.partition_consumer pc
+             WHERE pc.queue_id = i_queue_id AND pc.co_name = split_part(i_consumer_name, '#', 1)
+               AND pc.resize_state = 'draining');
+END
 $$;
 
 -- Internal: the old-slot subscriptions of the queue's consumers being resized. Their retries

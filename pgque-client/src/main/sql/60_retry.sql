@@ -73,8 +73,11 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.event_retry(x_batch_id bigint, x_event_id bigint, x_retry_seconds integer)
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.event_retry(x_batch_id, x_event_id, now() + make_interval(secs => greatest(coalesce(x_retry_seconds, 0), 0)))
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.event_retry(x_batch_id, x_event_id,
+                             now() + make_interval(secs => greatest(coalesce(x_retry_seconds, 0), 0)));
+END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.batch_retry(i_batch_id bigint, i_retry_seconds integer)

@@ -91,8 +91,10 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.send_idem(i_queue text, i_type text, i_payload jsonb, i_idem_key text,
     i_ttl interval DEFAULT '1 hour', i_partition_key text DEFAULT NULL)
 RETURNS TABLE (event_id bigint, deduped boolean)
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT * FROM pgque.send_idem(i_queue, i_type, i_payload::text, i_idem_key, i_ttl, i_partition_key)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM pgque.send_idem(i_queue, i_type, i_payload::text, i_idem_key, i_ttl, i_partition_key);
+END
 $$;
 
 -- The batch form, for the sink: one round trip per batch. Results come back per input position;
