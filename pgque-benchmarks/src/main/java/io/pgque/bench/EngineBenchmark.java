@@ -29,6 +29,8 @@ final class EngineBenchmark {
     private static final int BATCHES = 100;
     private static final int EVENTS_PER_TICK = 5_000;
     private static final int PAGE = 1_000;
+    /** Events sent one statement each: what code written for PgQue's send() does. */
+    private static final int SINGLES = 2_000;
 
     private final BenchServer server;
     private final List<String> payloads = Payloads.json(BATCH);
@@ -51,6 +53,19 @@ final class EngineBenchmark {
                     Timing.seconds(() -> sendBatches(c, "bench", BATCHES, true)), rawRate);
             Timing.printRow("pgque.send_events(...) with partition keys", (long) BATCHES * BATCH,
                     Timing.seconds(() -> sendEvents(c, "bench_keyed", BATCHES)), rawRate);
+
+            Timing.printHeader("Producing one event per statement: " + SINGLES + " events (~"
+                    + Payloads.averageBytes(payloads) + " B JSON), one connection, all in one transaction");
+            double rawSingles = Timing.seconds(() -> singleInserts(c, "bench_raw", false));
+            Timing.printRow("baseline: INSERT of one row into a plain table", SINGLES, rawSingles, 0);
+            Timing.printRow("pgque.send(queue, type, payload, key)", SINGLES,
+                    Timing.seconds(() -> singleSends(c, "bench_single", false)), SINGLES / rawSingles);
+            Timing.printHeader("Producing one event per statement: " + SINGLES + " events, each its own transaction "
+                    + "(autocommit, a durable commit each)");
+            double rawCommits = Timing.seconds(() -> singleInserts(c, "bench_raw", true));
+            Timing.printRow("baseline: INSERT of one row into a plain table", SINGLES, rawCommits, 0);
+            Timing.printRow("pgque.send(queue, type, payload, key)", SINGLES,
+                    Timing.seconds(() -> singleSends(c, "bench_single", true)), SINGLES / rawCommits);
 
             Timing.printHeader("Consuming: whole batches of " + EVENTS_PER_TICK + " events");
             long rows = count(c, "select count(*) from bench_raw");
@@ -87,7 +102,7 @@ final class EngineBenchmark {
         try (Statement s = c.createStatement()) {
             s.execute("create table bench_raw (id bigserial primary key, type text, payload text, created timestamptz default now())");
             s.execute("create table warm_raw (id bigserial primary key, type text, payload text, created timestamptz default now())");
-            for (String q : List.of("bench", "bench_keyed", "warm")) {
+            for (String q : List.of("bench", "bench_keyed", "bench_single", "warm")) {
                 s.execute("select pgque.create_queue('" + q + "')");
                 // Ticks come only when this benchmark asks for them.
                 s.execute("select pgque.set_queue_config('" + q + "', 'ticker_max_count', '1000000000')");
@@ -103,6 +118,42 @@ final class EngineBenchmark {
     private void warmUp(Connection c) throws Exception {
         rawInserts(c, "warm_raw", 20);
         sendBatches(c, "warm", 20, false);
+        singleInserts(c, "warm_raw", false);
+        singleSends(c, "warm", false);
+    }
+
+    private void singleInserts(Connection c, String table, boolean commitEach) throws SQLException {
+        c.setAutoCommit(commitEach);
+        try (PreparedStatement ps = c.prepareStatement("insert into " + table + " (type, payload) values (?, ?)")) {
+            for (int i = 0; i < SINGLES; i++) {
+                ps.setString(1, "FileCreated");
+                ps.setString(2, payloads.get(i % payloads.size()));
+                ps.executeUpdate();
+            }
+            if (!commitEach) {
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private void singleSends(Connection c, String queue, boolean commitEach) throws SQLException {
+        c.setAutoCommit(commitEach);
+        try (PreparedStatement ps = c.prepareStatement("select pgque.send(?, ?, ?::text, ?)")) {
+            for (int i = 0; i < SINGLES; i++) {
+                ps.setString(1, queue);
+                ps.setString(2, "FileCreated");
+                ps.setString(3, payloads.get(i % payloads.size()));
+                ps.setString(4, "tenant-" + (i % 200));
+                ps.executeQuery().close();
+            }
+            if (!commitEach) {
+                c.commit();
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
     }
 
     private void rawInserts(Connection c, String table, int batches) throws SQLException {
