@@ -186,7 +186,7 @@ public class PgQueSourceTask extends SourceTask {
                 ? KafkaPartitionChooser.bySlot(config.kafkaPartitions().getAsInt())
                 : KafkaPartitionChooser.byKey();
         return new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                RecordValues.of(config.valueFormat()), partitions, unreadable);
+                RecordValues.of(config.valueFormat()), partitions, unreadable, config.headers());
     }
 
     private PluginMetrics pluginMetrics() {

@@ -93,7 +93,7 @@ class SourceConnectorIT {
      * the declared schema and every part of each event, the payload as text.
      */
     @Test
-    void envelopeValuesCarryTheirSchemaToAKafkaConsumer() throws Exception {
+    void envelopeValuesAndTheChosenHeadersReachAKafkaConsumer() throws Exception {
         String queue = "envelopes";
         pg.createQueue(queue);
         connect.kafka().createTopic(queue, 1);
@@ -102,6 +102,8 @@ class SourceConnectorIT {
         config.put("pgque.value.format", "envelope");
         config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         config.put("value.converter.schemas.enable", "true");
+        // Only what this consumer reads; an extra still only when the event has it.
+        config.put("pgque.headers", "pgque.event.id, pgque.extra3");
         connect.configureConnector("envelope-src", config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("envelope-src", 1, "source did not start");
 
@@ -111,6 +113,7 @@ class SourceConnectorIT {
 
         ObjectMapper json = new ObjectMapper();
         Map<String, JsonNode> byKey = new HashMap<>();
+        Map<String, List<String>> headersByKey = new HashMap<>();
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "it-envelopes");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -119,7 +122,11 @@ class SourceConnectorIT {
             while (byKey.size() < 2) {
                 assertTrue(System.nanoTime() < deadline, "only " + byKey.keySet() + " arrived in time");
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    byKey.put(new String(record.key(), StandardCharsets.UTF_8), json.readTree(record.value()));
+                    String key = new String(record.key(), StandardCharsets.UTF_8);
+                    byKey.put(key, json.readTree(record.value()));
+                    List<String> headers = new ArrayList<>();
+                    record.headers().forEach(h -> headers.add(h.key() + "=" + new String(h.value(), StandardCharsets.UTF_8)));
+                    headersByKey.put(key, headers);
                 }
             }
         }
@@ -141,6 +148,10 @@ class SourceConnectorIT {
         assertEquals(0, event.get("retry_count").asInt());
         assertEquals("plain text, not JSON", byKey.get("tenant-2").at("/payload/payload").asText(),
                 "any payload fits, JSON or not");
+        assertEquals(List.of("pgque.event.id=" + event.get("id").asLong(), "pgque.extra3=trace-7"),
+                headersByKey.get("tenant-1"));
+        assertEquals(List.of("pgque.event.id=" + byKey.get("tenant-2").at("/payload/id").asLong()),
+                headersByKey.get("tenant-2"));
         connect.deleteConnector("envelope-src");
     }
 

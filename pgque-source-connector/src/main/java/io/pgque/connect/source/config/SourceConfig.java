@@ -9,6 +9,7 @@ import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.common.template.Template;
+import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -104,6 +105,11 @@ public class SourceConfig extends AbstractConfig {
 
     public ValueFormat valueFormat() {
         return ValueFormat.CHOICE.parse(SourceConfigDef.VALUE_FORMAT, getString(SourceConfigDef.VALUE_FORMAT));
+    }
+
+    /** The provenance headers every record carries. */
+    public EventHeaders headers() {
+        return EventHeaders.of(SourceConfigDef.headerNames(getList(SourceConfigDef.HEADERS)));
     }
 
     public KafkaPartitioner partitioner() {

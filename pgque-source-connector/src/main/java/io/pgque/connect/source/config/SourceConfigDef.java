@@ -9,14 +9,17 @@ import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.OptionalRange;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
+import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.NonEmptyString;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -39,6 +42,7 @@ public final class SourceConfigDef {
     public static final String VALUE_FORMAT = "pgque.value.format";
     public static final String PARTITIONER = "pgque.kafka.partitioner";
     public static final String PARTITIONS = "pgque.kafka.partitions";
+    public static final String HEADERS = "pgque.headers";
 
     public static final String LEASE_TTL_MS = "pgque.lease.ttl.ms";
     public static final String POLL_INTERVAL_MS = "pgque.poll.interval.ms";
@@ -150,6 +154,40 @@ public final class SourceConfigDef {
                 "Partition count of the target topic(s), for " + PARTITIONER + "=slot. Not set: "
                         + TOPIC_CREATION_PARTITIONS + " if given. Must not exceed the topic's real count.",
                 KAFKA_GROUP, ++order, Width.SHORT, "Kafka partitions");
+        def.define(HEADERS, Type.LIST, String.join(",", EventHeaders.NAMES), new HeaderNames(),
+                Importance.LOW,
+                "The provenance headers each record carries, any of " + String.join(", ", EventHeaders.NAMES)
+                        + " (all by default; empty: none). " + EventHeaders.SLOT + " and " + EventHeaders.EPOCH
+                        + " are written in ordered mode, " + EventHeaders.SUBCONSUMER + " in cooperative mode, "
+                        + "the extras only when the event has them. Every header costs each record its conversion "
+                        + "in the worker (the task's thread is what limits a one-slot drain) and its bytes in Kafka "
+                        + "(the six of a slot's record about 110 B); keep the ones consumers read, "
+                        + EventHeaders.EVENT_ID + " to deduplicate and " + EventHeaders.EPOCH + " to tell a fenced "
+                        + "writer's records apart.",
+                KAFKA_GROUP, ++order, Width.LONG, "Provenance headers");
+    }
+
+    /** {@code pgque.headers}: names of {@link EventHeaders#NAMES}, in any order. */
+    private static final class HeaderNames implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            try {
+                EventHeaders.of(headerNames(value));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, value, e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "any of " + String.join(", ", EventHeaders.NAMES) + "; empty: none";
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> headerNames(Object value) {
+        return value == null ? List.of() : ((List<String>) value).stream().map(String::trim)
+                .filter(h -> !h.isEmpty()).toList();
     }
 
     private static void addPollingKeys(ConfigDef def) {

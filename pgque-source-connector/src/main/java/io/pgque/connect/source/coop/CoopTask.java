@@ -114,7 +114,7 @@ public final class CoopTask {
         HikariDataSource cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
                 "pgque-source-" + connector + "-" + task + "-cursors", 1);
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
-                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable);
+                RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable, config.headers());
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
                 config.batchMaxEvents(), cursorDataSource, Duration.ofMillis(config.connection().backoffMs()), metrics,

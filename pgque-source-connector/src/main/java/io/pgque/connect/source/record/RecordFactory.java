@@ -17,7 +17,8 @@ import java.util.function.Supplier;
 /**
  * Turns one received event into a Kafka Connect record: key = partition key ({@code extra1}),
  * value per {@link RecordValues} (the payload, or the whole event), timestamp = event time,
- * headers per {@link EventHeaders}. Stateless apart from caches; used on the poll thread only.
+ * headers: the provenance headers chosen ({@link EventHeaders}). Stateless apart from caches;
+ * used on the poll thread only.
  */
 public final class RecordFactory {
 
@@ -30,17 +31,20 @@ public final class RecordFactory {
     private final RecordValues values;
     private final KafkaPartitionChooser partitions;
     private final UnreadableEvents unreadable;
+    private final EventHeaders headers;
     private final Map<Integer, Map<String, Object>> sourcePartitions = new HashMap<>();
     private Map<String, Object> memberPartition;
 
     public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
                          KafkaPartitionChooser partitions) {
-        this(queue, consumer, topics, values, partitions, UnreadableEvents.FAIL);
+        this(queue, consumer, topics, values, partitions, UnreadableEvents.FAIL, EventHeaders.ALL);
     }
 
+    /** @param headers the provenance headers every record carries ({@code pgque.headers}) */
     public RecordFactory(String queue, String consumer, TopicRouter topics, RecordValues values,
-                         KafkaPartitionChooser partitions, UnreadableEvents unreadable) {
+                         KafkaPartitionChooser partitions, UnreadableEvents unreadable, EventHeaders headers) {
         this.unreadable = unreadable;
+        this.headers = headers;
         this.queue = queue;
         this.consumer = consumer;
         this.topics = topics;
@@ -74,7 +78,7 @@ public final class RecordFactory {
                 Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
                 value.schema(), value.value(),
                 timestamp,
-                EventHeaders.of(message, slot, epoch),
+                headers.of(message, slot, epoch),
                 ticket);
     }
 
@@ -100,6 +104,6 @@ public final class RecordFactory {
         Long timestamp = message.createdAt() == null ? null : message.createdAt().toEpochMilli();
         return new TrackedRecord(memberPartition, SourceOffsets.offset(message.batchId(), message.msgId()),
                 topics.topicOf(message.type(), where), null, Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
-                value.schema(), value.value(), timestamp, EventHeaders.of(message, subconsumer), ticket);
+                value.schema(), value.value(), timestamp, headers.of(message, subconsumer), ticket);
     }
 }

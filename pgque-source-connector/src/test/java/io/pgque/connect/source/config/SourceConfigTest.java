@@ -4,12 +4,15 @@
  */
 package io.pgque.connect.source.config;
 
+import io.pgque.client.Message;
 import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +57,15 @@ class SourceConfigTest {
     }
 
     @Test
+    void recordsCarryEveryHeaderUnlessTold() {
+        assertHeaderNames(new SourceConfig(minimal()).headers(),
+                "pgque.event.id", "pgque.event.type", "pgque.batch.id", "pgque.slot", "pgque.epoch", "pgque.retry.count");
+        assertHeaderNames(new SourceConfig(with("pgque.headers", " pgque.epoch , pgque.event.id")).headers(),
+                "pgque.event.id", "pgque.epoch");
+        assertHeaderNames(new SourceConfig(with("pgque.headers", "")).headers());
+    }
+
+    @Test
     void anExplicitConsumerWins() {
         assertEquals("billing", new SourceConfig(with("pgque.consumer", "billing")).consumer());
     }
@@ -63,6 +75,7 @@ class SourceConfigTest {
         assertRejected("pgque.slots", "0", "between 1 and 256");
         assertRejected("pgque.slots", "257", "between 1 and 256");
         assertRejected("pgque.value.format", "xml", "string, json");
+        assertRejected("pgque.headers", "pgque.event.id,pgque.lsn", "pgque.event.id, pgque.event.type");
         assertRejected("pgque.kafka.partitioner", "round_robin", "key, slot");
         assertRejected("pgque.delivery.guarantee", "twice", "at_least_once, exactly_once");
         assertRejected("pgque.lease.ttl.ms", "999", "at least 1000");
@@ -204,6 +217,14 @@ class SourceConfigTest {
             assertFalse(key.documentation == null || key.documentation.isBlank(), key.name);
             assertFalse(key.group == null || key.group.isBlank(), key.name);
         }
+    }
+
+    /** The header names {@code headers} writes for an event with no extras, read on a slot. */
+    private static void assertHeaderNames(EventHeaders headers, String... expected) {
+        Message event = new Message(1, 2, "t", "p", 0, null, "k", null, null, null);
+        List<String> names = new ArrayList<>();
+        headers.of(event, 0, 1).forEach(h -> names.add(h.key()));
+        assertEquals(List.of(expected), names);
     }
 
     private static Map<String, List<String>> rules(Map<String, String> props, String tasksMax) {

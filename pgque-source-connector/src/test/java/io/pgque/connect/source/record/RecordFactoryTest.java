@@ -15,6 +15,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +86,45 @@ class RecordFactoryTest {
 
         record.ticket().delivered();
         assertEquals(1, delivered.get());
+    }
+
+    @Test
+    void onlyTheChosenHeadersAreWritten() {
+        RecordFactory chosen = new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", "orders",
+                SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey(),
+                UnreadableEvents.FAIL, EventHeaders.of(List.of(EventHeaders.EVENT_ID, EventHeaders.EPOCH,
+                        EventHeaders.SUBCONSUMER, EventHeaders.EXTRA3)));
+        assertEquals(List.of("pgque.event.id=42", "pgque.epoch=11"),
+                headersOf(chosen.create(EVENT, 3, 11, () -> { })), "no subconsumer in ordered mode, no absent extra");
+        assertEquals(List.of("pgque.event.id=42", "pgque.subconsumer=w1"), headersOf(chosen.create(EVENT, "w1", () -> { })));
+
+        RecordFactory none = new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", "orders",
+                SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey(),
+                UnreadableEvents.FAIL, EventHeaders.of(List.of()));
+        assertEquals(List.of(), headersOf(none.create(EVENT, 3, 11, () -> { })));
+        assertEquals(List.of(), headersOf(none.create(EVENT, "w1", () -> { })));
+    }
+
+    @Test
+    void allHeadersComeInTheirDocumentedOrder() {
+        assertEquals(List.of("pgque.event.id=42", "pgque.event.type=order.created", "pgque.batch.id=7", "pgque.slot=3",
+                        "pgque.epoch=11", "pgque.retry.count=2", "pgque.extra2=idem-1", "pgque.extra4=x4"),
+                headersOf(factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey()).create(EVENT, 3, 11, () -> { })));
+    }
+
+    @Test
+    void anUnknownHeaderIsRefusedNamingTheOnesThereAre() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EventHeaders.of(List.of("pgque.event.id", "pgque.lsn")));
+        assertTrue(e.getMessage().contains("pgque.lsn") && e.getMessage().contains("pgque.retry.count"), e.getMessage());
+    }
+
+    private static List<String> headersOf(SourceRecord record) {
+        List<String> out = new ArrayList<>();
+        for (Header header : record.headers()) {
+            out.add(header.key() + "=" + header.value());
+        }
+        return out;
     }
 
     @Test
