@@ -116,6 +116,7 @@ final class BacklogRounds {
         BatchGaps gaps = new BatchGaps();
         AppendSpan span = kafka.appendSpan(topic, events, gaps);
         System.out.println("  " + gaps.summary(span));
+        System.out.println("  " + SourceKafkaSide.producerStats("connector-producer-" + config.get("name") + "-"));
         if ("exactly_once".equals(config.get("pgque.delivery.guarantee"))) {
             System.out.println("  " + SourceKafkaSide.transactionSizes(topic));
         }

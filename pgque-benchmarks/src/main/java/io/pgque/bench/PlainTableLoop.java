@@ -5,12 +5,14 @@
 package io.pgque.bench;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -68,13 +70,16 @@ final class PlainTableLoop {
     /**
      * Reads every row in id order through a cursor ({@link #FETCH_SIZE} rows a round trip;
      * pgjdbc uses a portal only with autocommit off) and sends each as the connector's record
-     * for that event; waits for the last acknowledgement. Returns the rows sent.
+     * for that event (with its six headers, or with none); waits for the last acknowledgement.
+     * Returns the rows sent.
      */
-    static long drain(Connection own, String bootstrapServers, String table, String topic) throws Exception {
+    static long drain(Connection own, String bootstrapServers, String table, String topic, boolean headers,
+                      Map<String, String> producerOverrides) throws Exception {
         AtomicReference<Exception> failure = new AtomicReference<>();
         long sent = 0;
         own.setAutoCommit(false);
-        try (KafkaProducer<String, String> producer = SourceTaskProducer.create(bootstrapServers);
+        try (KafkaProducer<String, String> producer = SourceTaskProducer.create(bootstrapServers, "plain-" + topic,
+                producerOverrides);
              PreparedStatement ps = own.prepareStatement("select id, type, key, payload from " + table
                      + " order by id")) {
             ps.setFetchSize(FETCH_SIZE);
@@ -82,8 +87,9 @@ final class PlainTableLoop {
                 while (rs.next()) {
                     long id = rs.getLong(1);
                     // A batch id like the queue's: one per tick of 1,000 events.
-                    producer.send(SourceTaskProducer.record(topic, rs.getString(3), rs.getString(4), id,
-                            rs.getString(2), (id - 1) / SourceLoader.EVENTS_PER_TICK + 1, 0), (metadata, e) -> {
+                    producer.send(headers ? SourceTaskProducer.record(topic, rs.getString(3), rs.getString(4), id,
+                            rs.getString(2), (id - 1) / SourceLoader.EVENTS_PER_TICK + 1, 0)
+                            : new ProducerRecord<>(topic, rs.getString(3), rs.getString(4)), (metadata, e) -> {
                                 if (e != null) {
                                     failure.compareAndSet(null, e);
                                 }
@@ -93,6 +99,7 @@ final class PlainTableLoop {
             }
             own.commit();
             producer.flush();
+            System.out.println("  " + SourceKafkaSide.producerStats("plain-" + topic));
         }
         if (failure.get() != null) {
             throw new IllegalStateException("the plain-table loop lost a record", failure.get());

@@ -29,6 +29,8 @@ final class SourceBenchmark {
     static final int KEYS = 1_000;
     static final int TOPIC_PARTITIONS = 8;
     static final Duration DEADLINE = Duration.ofMinutes(5);
+    /** {@code producer.override.batch.size} as {@code config/pgque-source.json} ships it. */
+    static final int PRODUCER_BATCH_SIZE = 131_072;
 
     private final BenchServer server;
 
@@ -53,8 +55,10 @@ final class SourceBenchmark {
         config.put("pgque.metrics.log.interval.ms", "0");
         config.put("key.converter", StringConverter.class.getName());
         config.put("value.converter", StringConverter.class.getName());
-        // As in config/pgque-source.json: a batch waits for its slowest record, so no lingering.
+        // As in config/pgque-source.json: a batch waits for its slowest record, so no lingering,
+        // and one request in flight carries a batch per partition, so let those be large.
         config.put("producer.override.linger.ms", "0");
+        config.put("producer.override.batch.size", Integer.toString(PRODUCER_BATCH_SIZE));
         return config;
     }
 

@@ -25,7 +25,8 @@ import java.util.Map;
  * read from a plain table with a cursor and produced with a source task's producer settings.
  * Beside it the engine loop of {@link SourceBridge} and the connector in ordered mode with 1
  * slot / 1 task, 4 slots / 2 tasks (at-least-once and exactly-once) and, on request, 4 slots /
- * 4 tasks and the 1/1 and 4/2 rows with one tick per batch (no catch-up window).
+ * 4 tasks, the 1/1 and 4/2 rows with one tick per batch (no catch-up window), and the plain loop
+ * and the 1/1 connector writing records without headers ({@code plainh}, {@code c1x1h}).
  *
  * <p>Each round loads one queue (after subscribing one consumer per path, so every path drains
  * the very same events) and one plain table with the same documents; the paths then run one
@@ -36,7 +37,8 @@ import java.util.Map;
  * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (100,000: the JIT is still compiling for ten seconds and more after a smaller one),
  * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
  * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
- * {@code source.drain.jfr} (a directory: a JFR recording of every measured run).
+ * {@code source.drain.jfr} (a directory: a JFR recording of every measured run), {@code source.drain.producer}
+ * (producer settings for the plain loop and the connectors alike, e.g. {@code batch.size=262144}).
  */
 final class SourceDrainBenchmark {
 
@@ -47,6 +49,11 @@ final class SourceDrainBenchmark {
     private static final boolean PG_STATS = Boolean.getBoolean("source.drain.pgstats");
     private static final String JFR_DIR = System.getProperty("source.drain.jfr", "");
     private static final long JFR_PERIOD_MS = Long.getLong("source.drain.jfr.period.ms", 10);
+    /**
+     * Producer settings for every path, the plain loop's producer and the connector's
+     * ({@code producer.override.*}) alike: comma-separated {@code key=value}, none by default.
+     */
+    private static final Map<String, String> PRODUCER = parseSettings(System.getProperty("source.drain.producer", ""));
 
     private enum Kind { PLAIN, ENGINE, CONNECTOR }
 
@@ -65,9 +72,13 @@ final class SourceDrainBenchmark {
     private static final Map<String, String> NO_READ_AHEAD = Map.of("pgque.batch.read.ahead", "false");
     private static final Map<String, String> NO_SEND_AHEAD = Map.of("pgque.batch.send.ahead", "false");
     private static final Map<String, String> WINDOW_2500 = Map.of("pgque.batch.catchup.max.events", "2500");
+    private static final Map<String, String> NO_HEADERS = Map.of("pgque.headers", "");
 
     private static final List<Route> ROUTES = List.of(
             new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
+            new Route("plainh", "plain table, records without headers", Kind.PLAIN, 0, 0, false, NO_HEADERS),
+            new Route("c1x1h", "connector, 1 slot, 1 task, pgque.headers empty", Kind.CONNECTOR, 1, 1, false,
+                    NO_HEADERS),
             new Route("engine", "engine loop: receive batch, send, flush, ack", Kind.ENGINE, 0, 0, false),
             new Route("c1x1", "connector, 1 slot, 1 task, at_least_once", Kind.CONNECTOR, 1, 1, false),
             new Route("c4x2", "connector, 4 slots, 2 tasks, at_least_once", Kind.CONNECTOR, 4, 2, false),
@@ -190,12 +201,14 @@ final class SourceDrainBenchmark {
             }
             Recording recording = measured && !JFR_DIR.isEmpty() ? startRecording() : null;
             CpuUse before = CpuUse.now(postmaster);
+            ThreadCpu threadsBefore = ThreadCpu.now();
             AppendSpan span = switch (r.kind()) {
-                case PLAIN -> plain(side, table, topic, events);
+                case PLAIN -> plain(side, table, topic, events, !r.settings().equals(NO_HEADERS));
                 case ENGINE -> BacklogRounds.engineLoop(server, side, queue, r.id(), topic, events);
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
             CpuUse used = CpuUse.now(postmaster).since(before);
+            String busiest = ThreadCpu.now().busiestSince(threadsBefore, span.seconds(), 4);
             if (measured) {
                 cpu.computeIfAbsent(r, k -> new ArrayList<>()).add(used);
             }
@@ -208,6 +221,7 @@ final class SourceDrainBenchmark {
             }
             System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s); CPU per event: JVM %.1f us, PostgreSQL %.1f us%n",
                     r.label(), span.rate(), span.seconds(), used.jvmMicrosPer(events), used.pgMicrosPer(events));
+            System.out.println("    busiest threads (CPU from start to stop, share of the span): " + busiest);
             if (PG_STATS && measured) {
                 PgStatements.print(c, 12);
             }
@@ -241,6 +255,17 @@ final class SourceDrainBenchmark {
         }
     }
 
+    private static Map<String, String> parseSettings(String settings) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String pair : settings.split(",")) {
+            if (!pair.isBlank()) {
+                String[] kv = pair.split("=", 2);
+                out.put(kv[0].trim(), kv.length > 1 ? kv[1].trim() : "");
+            }
+        }
+        return out;
+    }
+
     private static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
@@ -257,9 +282,10 @@ final class SourceDrainBenchmark {
         return recording;
     }
 
-    private AppendSpan plain(SourceKafkaSide kafka, String table, String topic, int events) throws Exception {
+    private AppendSpan plain(SourceKafkaSide kafka, String table, String topic, int events, boolean headers)
+            throws Exception {
         try (Connection own = server.connect()) {
-            long sent = PlainTableLoop.drain(own, kafka.bootstrapServers(), table, topic);
+            long sent = PlainTableLoop.drain(own, kafka.bootstrapServers(), table, topic, headers, PRODUCER);
             if (sent != events) {
                 throw new IllegalStateException("the plain table held " + sent + " rows, not " + events);
             }
@@ -272,6 +298,7 @@ final class SourceDrainBenchmark {
         Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, r.id(), topic, "ordered", r.tasks());
         config.put("pgque.slots", Integer.toString(r.slots()));
         config.putAll(r.settings());
+        PRODUCER.forEach((key, value) -> config.put("producer.override." + key, value));
         if (r.exactlyOnce()) {
             config.put("pgque.delivery.guarantee", "exactly_once");
             config.put("exactly.once.support", "required");

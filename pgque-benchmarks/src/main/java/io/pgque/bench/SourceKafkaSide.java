@@ -126,6 +126,31 @@ final class SourceKafkaSide implements AutoCloseable {
         return out.toString();
     }
 
+    /**
+     * How the producers whose client id starts with {@code clientIdPrefix} sent: records per
+     * produce request, the requests' round trip and the records' wait in the accumulator. With
+     * one request in flight a producer moves a request's records per round trip, whatever its
+     * feeder does.
+     */
+    static String producerStats(String clientIdPrefix) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        StringBuilder out = new StringBuilder("producer:");
+        try {
+            for (ObjectName producer : new TreeSet<>(server.queryNames(new ObjectName(
+                    "kafka.producer:type=producer-metrics,client-id=" + clientIdPrefix + "*"), null))) {
+                out.append(String.format(Locale.ROOT, " %.1f records a request, %.0f B a batch, request round trip "
+                                + "avg %.2f ms, records waited avg %.2f ms;",
+                        (Double) server.getAttribute(producer, "records-per-request-avg"),
+                        (Double) server.getAttribute(producer, "batch-size-avg"),
+                        (Double) server.getAttribute(producer, "request-latency-avg"),
+                        (Double) server.getAttribute(producer, "record-queue-time-avg")));
+            }
+        } catch (JMException e) {
+            out.append(" not measured (").append(e.getMessage()).append(')');
+        }
+        return out.toString();
+    }
+
     void removeConnector(String name, BooleanSupplier stopped) throws InterruptedException {
         connect.deleteConnector(name);
         connect.assertions().assertConnectorDoesNotExist(name, name + " was not deleted");

@@ -16,8 +16,8 @@ import java.util.Map;
 /**
  * A KafkaProducer set up as a Connect worker sets up a source task's (Kafka 4.x {@code
  * Worker.baseProducerConfigs}: {@code acks=all}, one request in flight, no idempotence,
- * unbounded delivery timeout and blocking), plus {@code linger.ms=0} as
- * {@code config/pgque-source.json} ships it. The raw loops use it, so a difference to the
+ * unbounded delivery timeout and blocking), plus {@code linger.ms=0} and {@code batch.size=131072}
+ * as {@code config/pgque-source.json} ships them. The raw loops use it, so a difference to the
  * connector is the connector and the framework, not the producer.
  */
 final class SourceTaskProducer {
@@ -26,7 +26,18 @@ final class SourceTaskProducer {
     }
 
     static KafkaProducer<String, String> create(String bootstrapServers) {
+        return create(bootstrapServers, "", Map.of());
+    }
+
+    /**
+     * @param clientId  the producer's client id (its metrics' name), or empty for Kafka's own
+     * @param overrides producer settings beyond Connect's, as a connector's {@code producer.override.*}
+     */
+    static KafkaProducer<String, String> create(String bootstrapServers, String clientId, Map<String, String> overrides) {
         Map<String, Object> props = new HashMap<>();
+        if (!clientId.isEmpty()) {
+            props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        }
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
@@ -34,6 +45,8 @@ final class SourceTaskProducer {
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.MAX_VALUE);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, SourceBenchmark.PRODUCER_BATCH_SIZE);
+        props.putAll(overrides);
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 
