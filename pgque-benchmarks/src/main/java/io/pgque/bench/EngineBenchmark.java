@@ -123,30 +123,34 @@ final class EngineBenchmark {
     }
 
     private void singleInserts(Connection c, String table, boolean commitEach) throws SQLException {
-        c.setAutoCommit(commitEach);
-        try (PreparedStatement ps = c.prepareStatement("insert into " + table + " (type, payload) values (?, ?)")) {
-            for (int i = 0; i < SINGLES; i++) {
-                ps.setString(1, "FileCreated");
-                ps.setString(2, payloads.get(i % payloads.size()));
-                ps.executeUpdate();
-            }
-            if (!commitEach) {
-                c.commit();
-            }
-        } finally {
-            c.setAutoCommit(true);
-        }
+        oneStatementEach(c, "insert into " + table + " (type, payload) values (?, ?)", commitEach, (ps, i) -> {
+            ps.setString(1, "FileCreated");
+            ps.setString(2, payloads.get(i % payloads.size()));
+        });
     }
 
     private void singleSends(Connection c, String queue, boolean commitEach) throws SQLException {
+        oneStatementEach(c, "select pgque.send(?, ?, ?::text, ?)", commitEach, (ps, i) -> {
+            ps.setString(1, queue);
+            ps.setString(2, "FileCreated");
+            ps.setString(3, payloads.get(i % payloads.size()));
+            ps.setString(4, "tenant-" + (i % 200));
+        });
+    }
+
+    /** Binds the i-th event's parameters. */
+    private interface Binder {
+        void bind(PreparedStatement ps, int i) throws SQLException;
+    }
+
+    /** {@link #SINGLES} executions of {@code sql}, each its own transaction or all in one. */
+    private static void oneStatementEach(Connection c, String sql, boolean commitEach, Binder binder)
+            throws SQLException {
         c.setAutoCommit(commitEach);
-        try (PreparedStatement ps = c.prepareStatement("select pgque.send(?, ?, ?::text, ?)")) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < SINGLES; i++) {
-                ps.setString(1, queue);
-                ps.setString(2, "FileCreated");
-                ps.setString(3, payloads.get(i % payloads.size()));
-                ps.setString(4, "tenant-" + (i % 200));
-                ps.executeQuery().close();
+                binder.bind(ps, i);
+                ps.execute();
             }
             if (!commitEach) {
                 c.commit();
