@@ -8,6 +8,8 @@ import io.pgque.client.PgQue;
 import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -35,15 +37,20 @@ import java.util.Map;
  *
  * <p>Settings (system properties): {@code source.drain.events} (200,000),
  * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (100,000: the JIT is still compiling for ten seconds and more after a smaller one),
+ * {@code source.drain.warmup.rounds} (2: after one the JIT still compiled for a second or more of a two-second run; each run prints how long it compiled),
  * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
  * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
  * {@code source.drain.jfr} (a directory: a JFR recording of every measured run), {@code source.drain.producer}
- * (producer settings for the plain loop and the connectors alike, e.g. {@code batch.size=262144}).
+ * (producer settings for the plain loop and the connectors alike, e.g. {@code batch.size=262144}),
+ * {@code source.drain.connector} (connector settings for every connector path, e.g. {@code pgque.batch.max.events=2000}).
  */
 final class SourceDrainBenchmark {
 
     private static final int EVENTS = Integer.getInteger("source.drain.events", 200_000);
     private static final int WARMUP_EVENTS = Integer.getInteger("source.drain.warmup.events", 100_000);
+    private static final int WARMUP_ROUNDS = Integer.getInteger("source.drain.warmup.rounds", 2);
+    /** The JIT's compiler threads, whose work in a run takes cores from what it measures. */
+    private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
     private static final int ROUNDS = Integer.getInteger("source.drain.rounds", 3);
     private static final int PARTITIONS = Integer.getInteger("source.drain.partitions", 3);
     private static final boolean PG_STATS = Boolean.getBoolean("source.drain.pgstats");
@@ -54,6 +61,8 @@ final class SourceDrainBenchmark {
      * ({@code producer.override.*}) alike: comma-separated {@code key=value}, none by default.
      */
     private static final Map<String, String> PRODUCER = parseSettings(System.getProperty("source.drain.producer", ""));
+    /** Connector settings for every connector path, after the route's own: comma-separated {@code key=value}. */
+    private static final Map<String, String> CONNECTOR = parseSettings(System.getProperty("source.drain.connector", ""));
 
     private enum Kind { PLAIN, ENGINE, CONNECTOR }
 
@@ -73,6 +82,11 @@ final class SourceDrainBenchmark {
     private static final Map<String, String> NO_SEND_AHEAD = Map.of("pgque.batch.send.ahead", "false");
     private static final Map<String, String> WINDOW_2500 = Map.of("pgque.batch.catchup.max.events", "2500");
     private static final Map<String, String> NO_HEADERS = Map.of("pgque.headers", "");
+    private static final Map<String, String> CHUNK_4000 = Map.of("pgque.batch.max.events", "4000",
+            "pgque.batch.catchup.max.events", "10000");
+    private static final Map<String, String> STRING_HEADERS = Map.of("header.converter",
+            "org.apache.kafka.connect.storage.StringConverter");
+    private static final Map<String, String> WINDOW_10000 = Map.of("pgque.batch.catchup.max.events", "10000");
 
     private static final List<Route> ROUTES = List.of(
             new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
@@ -83,6 +97,16 @@ final class SourceDrainBenchmark {
             new Route("c1x1", "connector, 1 slot, 1 task, at_least_once", Kind.CONNECTOR, 1, 1, false),
             new Route("c4x2", "connector, 4 slots, 2 tasks, at_least_once", Kind.CONNECTOR, 4, 2, false),
             new Route("c4x2eos", "connector, 4 slots, 2 tasks, exactly_once", Kind.CONNECTOR, 4, 2, true),
+            new Route("c1x1k", "connector, 1 slot, 1 task, chunks of 4000", Kind.CONNECTOR, 1, 1, false,
+                    CHUNK_4000),
+            new Route("c4x2k", "connector, 4 slots, 2 tasks, chunks of 4000", Kind.CONNECTOR, 4, 2, false,
+                    CHUNK_4000),
+            new Route("c1x1w10k", "connector, 1 slot, 1 task, catch-up window 10000", Kind.CONNECTOR, 1, 1, false,
+                    WINDOW_10000),
+            new Route("c4x2w10k", "connector, 4 slots, 2 tasks, catch-up window 10000", Kind.CONNECTOR, 4, 2, false,
+                    WINDOW_10000),
+            new Route("c1x1s", "connector, 1 slot, 1 task, StringConverter for headers", Kind.CONNECTOR, 1, 1, false,
+                    STRING_HEADERS),
             new Route("c4x4", "connector, 4 slots, 4 tasks, at_least_once", Kind.CONNECTOR, 4, 4, false),
             new Route("c1x1t", "connector, 1 slot, 1 task, one tick per batch", Kind.CONNECTOR, 1, 1, false,
                     ONE_TICK_PER_BATCH),
@@ -133,10 +157,12 @@ final class SourceDrainBenchmark {
                     s.execute("create extension if not exists pg_stat_statements");
                 }
             }
-            System.out.printf(Locale.ROOT, "source drain: %d events of ~%d B per round, %d rounds after a warm-up "
-                    + "round of %d, topics of %d partitions; load average at start %s%n", EVENTS,
-                    Documents.averageBytes(1_000), ROUNDS, WARMUP_EVENTS, PARTITIONS, BacklogRounds.loadAverage());
-            round(c, kafka, eosKafka, jdbcUrl, "drain_warm", WARMUP_EVENTS, 0, false);
+            System.out.printf(Locale.ROOT, "source drain: %d events of ~%d B per round, %d rounds after %d warm-up "
+                    + "rounds of %d, topics of %d partitions; load average at start %s%n", EVENTS,
+                    Documents.averageBytes(1_000), ROUNDS, WARMUP_ROUNDS, WARMUP_EVENTS, PARTITIONS, BacklogRounds.loadAverage());
+            for (int w = 0; w < WARMUP_ROUNDS; w++) {
+                round(c, kafka, eosKafka, jdbcUrl, "drain_warm" + w, WARMUP_EVENTS, w, false);
+            }
 
             List<List<AppendSpan>> runs = new ArrayList<>();
             routes.forEach(r -> runs.add(new ArrayList<>()));
@@ -201,6 +227,7 @@ final class SourceDrainBenchmark {
             }
             Recording recording = measured && !JFR_DIR.isEmpty() ? startRecording() : null;
             CpuUse before = CpuUse.now(postmaster);
+            long compilingBefore = JIT.getTotalCompilationTime();
             ThreadCpu threadsBefore = ThreadCpu.now();
             AppendSpan span = switch (r.kind()) {
                 case PLAIN -> plain(side, table, topic, events, !r.settings().equals(NO_HEADERS));
@@ -208,6 +235,7 @@ final class SourceDrainBenchmark {
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
             CpuUse used = CpuUse.now(postmaster).since(before);
+            long compilingMs = JIT.getTotalCompilationTime() - compilingBefore;
             String busiest = ThreadCpu.now().busiestSince(threadsBefore, span.seconds(), 4);
             if (measured) {
                 cpu.computeIfAbsent(r, k -> new ArrayList<>()).add(used);
@@ -219,8 +247,9 @@ final class SourceDrainBenchmark {
                 recording.close();
                 System.out.println("  JFR recording of " + topic + " in " + file);
             }
-            System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s); CPU per event: JVM %.1f us, PostgreSQL %.1f us%n",
-                    r.label(), span.rate(), span.seconds(), used.jvmMicrosPer(events), used.pgMicrosPer(events));
+            System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s); CPU per event: JVM %.1f us, PostgreSQL %.1f us;"
+                    + " JIT compiling %d ms%n", r.label(), span.rate(), span.seconds(), used.jvmMicrosPer(events),
+                    used.pgMicrosPer(events), compilingMs);
             System.out.println("    busiest threads (CPU from start to stop, share of the span): " + busiest);
             if (PG_STATS && measured) {
                 PgStatements.print(c, 12);
@@ -298,6 +327,7 @@ final class SourceDrainBenchmark {
         Map<String, String> config = BacklogRounds.connectorConfig(jdbcUrl, queue, r.id(), topic, "ordered", r.tasks());
         config.put("pgque.slots", Integer.toString(r.slots()));
         config.putAll(r.settings());
+        config.putAll(CONNECTOR);
         PRODUCER.forEach((key, value) -> config.put("producer.override." + key, value));
         if (r.exactlyOnce()) {
             config.put("pgque.delivery.guarantee", "exactly_once");
