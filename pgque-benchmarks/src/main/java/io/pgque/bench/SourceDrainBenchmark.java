@@ -88,46 +88,45 @@ final class SourceDrainBenchmark {
             "org.apache.kafka.connect.storage.StringConverter");
     private static final Map<String, String> WINDOW_10000 = Map.of("pgque.batch.catchup.max.events", "10000");
 
-    private static final List<Route> ROUTES = List.of(
-            new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
-            new Route("plainh", "plain table, records without headers", Kind.PLAIN, 0, 0, false, NO_HEADERS),
-            new Route("c1x1h", "connector, 1 slot, 1 task, pgque.headers empty", Kind.CONNECTOR, 1, 1, false,
-                    NO_HEADERS),
-            new Route("engine", "engine loop: receive batch, send, flush, ack", Kind.ENGINE, 0, 0, false),
-            new Route("c1x1", "connector, 1 slot, 1 task, at_least_once", Kind.CONNECTOR, 1, 1, false),
-            new Route("c4x2", "connector, 4 slots, 2 tasks, at_least_once", Kind.CONNECTOR, 4, 2, false),
-            new Route("c4x2eos", "connector, 4 slots, 2 tasks, exactly_once", Kind.CONNECTOR, 4, 2, true),
-            new Route("c1x1k", "connector, 1 slot, 1 task, chunks of 4000", Kind.CONNECTOR, 1, 1, false,
-                    CHUNK_4000),
-            new Route("c4x2k", "connector, 4 slots, 2 tasks, chunks of 4000", Kind.CONNECTOR, 4, 2, false,
-                    CHUNK_4000),
-            new Route("c1x1w10k", "connector, 1 slot, 1 task, catch-up window 10000", Kind.CONNECTOR, 1, 1, false,
-                    WINDOW_10000),
-            new Route("c4x2w10k", "connector, 4 slots, 2 tasks, catch-up window 10000", Kind.CONNECTOR, 4, 2, false,
-                    WINDOW_10000),
-            new Route("c1x1s", "connector, 1 slot, 1 task, StringConverter for headers", Kind.CONNECTOR, 1, 1, false,
-                    STRING_HEADERS),
-            new Route("c4x4", "connector, 4 slots, 4 tasks, at_least_once", Kind.CONNECTOR, 4, 4, false),
-            new Route("c1x1t", "connector, 1 slot, 1 task, one tick per batch", Kind.CONNECTOR, 1, 1, false,
-                    ONE_TICK_PER_BATCH),
-            new Route("c4x2t", "connector, 4 slots, 2 tasks, one tick per batch", Kind.CONNECTOR, 4, 2, false,
-                    ONE_TICK_PER_BATCH),
-            new Route("c1x1n", "connector, 1 slot, 1 task, no read-ahead", Kind.CONNECTOR, 1, 1, false,
-                    NO_READ_AHEAD),
-            new Route("c4x2n", "connector, 4 slots, 2 tasks, no read-ahead", Kind.CONNECTOR, 4, 2, false,
-                    NO_READ_AHEAD),
-            new Route("c4x2eosn", "connector, 4 slots, 2 tasks, exactly_once, no read-ahead", Kind.CONNECTOR, 4, 2,
-                    true, NO_READ_AHEAD),
-            new Route("c1x1o", "connector, 1 slot, 1 task, no send-ahead", Kind.CONNECTOR, 1, 1, false,
-                    NO_SEND_AHEAD),
-            new Route("c4x2o", "connector, 4 slots, 2 tasks, no send-ahead", Kind.CONNECTOR, 4, 2, false,
-                    NO_SEND_AHEAD),
-            new Route("c1x1w", "connector, 1 slot, 1 task, catch-up window 2500", Kind.CONNECTOR, 1, 1, false,
-                    WINDOW_2500),
-            new Route("c4x2w", "connector, 4 slots, 2 tasks, catch-up window 2500", Kind.CONNECTOR, 4, 2, false,
-                    WINDOW_2500),
-            new Route("c4x2eosw", "connector, 4 slots, 2 tasks, exactly_once, catch-up window 2500", Kind.CONNECTOR,
-                    4, 2, true, WINDOW_2500));
+    private static final List<Route> ROUTES = routes();
+
+    private static List<Route> routes() {
+        List<Route> all = new ArrayList<>(List.of(
+                new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
+                new Route("plainh", "plain table, records without headers", Kind.PLAIN, 0, 0, false, NO_HEADERS),
+                new Route("engine", "engine loop: receive batch, send, flush, ack", Kind.ENGINE, 0, 0, false),
+                connector("", 1, 1, false, "at_least_once", Map.of()),
+                connector("h", 1, 1, false, "pgque.headers empty", NO_HEADERS),
+                connector("s", 1, 1, false, "StringConverter for headers", STRING_HEADERS),
+                connector("", 4, 2, false, "at_least_once", Map.of()),
+                connector("", 4, 2, true, "", Map.of()),
+                connector("", 4, 4, false, "at_least_once", Map.of()),
+                connector("n", 4, 2, true, "no read-ahead", NO_READ_AHEAD),
+                connector("w", 4, 2, true, "catch-up window 2500", WINDOW_2500)));
+        // The variants priced at one slot and at four slots on two tasks alike.
+        Map<String, Map.Entry<String, Map<String, String>>> variants = new LinkedHashMap<>();
+        variants.put("k", Map.entry("chunks of 4000", CHUNK_4000));
+        variants.put("w10k", Map.entry("catch-up window 10000", WINDOW_10000));
+        variants.put("t", Map.entry("one tick per batch", ONE_TICK_PER_BATCH));
+        variants.put("n", Map.entry("no read-ahead", NO_READ_AHEAD));
+        variants.put("o", Map.entry("no send-ahead", NO_SEND_AHEAD));
+        variants.put("w", Map.entry("catch-up window 2500", WINDOW_2500));
+        variants.forEach((suffix, v) -> {
+            all.add(connector(suffix, 1, 1, false, v.getKey(), v.getValue()));
+            all.add(connector(suffix, 4, 2, false, v.getKey(), v.getValue()));
+        });
+        return List.copyOf(all);
+    }
+
+    /** A connector route: id {@code c<slots>x<tasks>[eos]<suffix>}, labelled by its layout, guarantee and {@code what}. */
+    private static Route connector(String suffix, int slots, int tasks, boolean exactlyOnce, String what,
+                                   Map<String, String> settings) {
+        String id = "c" + slots + "x" + tasks + (exactlyOnce ? "eos" : "") + suffix;
+        String label = "connector, " + slots + (slots == 1 ? " slot, " : " slots, ") + tasks
+                + (tasks == 1 ? " task" : " tasks") + (exactlyOnce ? ", exactly_once" : "")
+                + (what.isEmpty() ? "" : ", " + what);
+        return new Route(id, label, Kind.CONNECTOR, slots, tasks, exactlyOnce, settings);
+    }
 
     private final BenchServer server;
     private final List<Route> routes;
