@@ -71,10 +71,10 @@ final class BacklogRounds {
     }
 
     /** A task's pools name their sessions after the connector; none left means every task stopped. */
-    static boolean tasksGone(Connection c, String connector) {
+    static boolean tasksGone(Connection c, String sessions) {
         try (PreparedStatement ps = c.prepareStatement(
                 "select count(*) from pg_stat_activity where application_name like ?")) {
-            ps.setString(1, "pgque-source-" + connector + "-%");
+            ps.setString(1, sessions);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1) == 0;
@@ -111,6 +111,12 @@ final class BacklogRounds {
      */
     static AppendSpan drainWith(Connection c, SourceKafkaSide kafka, Map<String, String> config, int tasks,
                                 int events, boolean slots) throws Exception {
+        return drainWith(c, kafka, config, tasks, events, slots, "pgque-source-" + config.get("topic") + "-%");
+    }
+
+    /** As above, for a connector whose tasks' sessions are named like {@code sessions} (a LIKE pattern). */
+    static AppendSpan drainWith(Connection c, SourceKafkaSide kafka, Map<String, String> config, int tasks,
+                                int events, boolean slots, String sessions) throws Exception {
         String topic = config.get("topic");
         kafka.runConnector(topic, config, tasks);
         BatchGaps gaps = new BatchGaps();
@@ -120,7 +126,7 @@ final class BacklogRounds {
         if ("exactly_once".equals(config.get("pgque.delivery.guarantee"))) {
             System.out.println("  " + SourceKafkaSide.transactionSizes(topic));
         }
-        kafka.removeConnector(topic, () -> tasksGone(c, topic)
+        kafka.removeConnector(topic, () -> tasksGone(c, sessions)
                 && (!slots || SourceBenchmark.leasesReleased(c, config.get("pgque.consumer"))));
         return span;
     }

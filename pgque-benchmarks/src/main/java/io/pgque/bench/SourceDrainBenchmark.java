@@ -64,7 +64,7 @@ final class SourceDrainBenchmark {
     /** Connector settings for every connector path, after the route's own: comma-separated {@code key=value}. */
     private static final Map<String, String> CONNECTOR = parseSettings(System.getProperty("source.drain.connector", ""));
 
-    private enum Kind { PLAIN, ENGINE, CONNECTOR }
+    private enum Kind { PLAIN, TABLE_TASK, ENGINE, CONNECTOR }
 
     /**
      * One way to move the backlog into Kafka. {@code settings}: connector settings beyond the
@@ -94,10 +94,13 @@ final class SourceDrainBenchmark {
         List<Route> all = new ArrayList<>(List.of(
                 new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
                 new Route("plainh", "plain table, records without headers", Kind.PLAIN, 0, 0, false, NO_HEADERS),
+                new Route("ctable", "Connect task reading the plain table (the framework's ceiling)", Kind.TABLE_TASK,
+                        1, 1, false),
+                new Route("ctableh", "Connect task reading the plain table, records without headers", Kind.TABLE_TASK,
+                        1, 1, false, NO_HEADERS),
                 new Route("engine", "engine loop: receive batch, send, flush, ack", Kind.ENGINE, 0, 0, false),
                 connector("", 1, 1, false, "at_least_once", Map.of()),
                 connector("h", 1, 1, false, "pgque.headers empty", NO_HEADERS),
-                connector("s", 1, 1, false, "StringConverter for headers", STRING_HEADERS),
                 connector("", 4, 2, false, "at_least_once", Map.of()),
                 connector("", 4, 2, true, "", Map.of()),
                 connector("", 4, 4, false, "at_least_once", Map.of()),
@@ -111,6 +114,7 @@ final class SourceDrainBenchmark {
         variants.put("n", Map.entry("no read-ahead", NO_READ_AHEAD));
         variants.put("o", Map.entry("no send-ahead", NO_SEND_AHEAD));
         variants.put("w", Map.entry("catch-up window 2500", WINDOW_2500));
+        variants.put("s", Map.entry("StringConverter for headers", STRING_HEADERS));
         variants.forEach((suffix, v) -> {
             all.add(connector(suffix, 1, 1, false, v.getKey(), v.getValue()));
             all.add(connector(suffix, 4, 2, false, v.getKey(), v.getValue()));
@@ -230,6 +234,7 @@ final class SourceDrainBenchmark {
             ThreadCpu threadsBefore = ThreadCpu.now();
             AppendSpan span = switch (r.kind()) {
                 case PLAIN -> plain(side, table, topic, events, !r.settings().equals(NO_HEADERS));
+                case TABLE_TASK -> tableTask(c, side, jdbcUrl, table, topic, events, !r.settings().equals(NO_HEADERS));
                 case ENGINE -> BacklogRounds.engineLoop(server, side, queue, r.id(), topic, events);
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
@@ -319,6 +324,18 @@ final class SourceDrainBenchmark {
             }
         }
         return kafka.appendSpan(topic, events);
+    }
+
+    /** The plain table through a Connect task ({@link PlainTableSourceConnector}), with the connector's converters and producer settings. */
+    private static AppendSpan tableTask(Connection c, SourceKafkaSide kafka, String jdbcUrl, String table, String topic,
+                                        int events, boolean headers) throws Exception {
+        Map<String, String> config = SourceBenchmark.connectorConfig(jdbcUrl, topic, 1);
+        config.keySet().removeIf(key -> key.startsWith("pgque."));
+        config.put("connector.class", PlainTableSourceConnector.class.getName());
+        config.put(PlainTableSourceTask.TABLE, table);
+        config.put(PlainTableSourceTask.HEADERS, Boolean.toString(headers));
+        PRODUCER.forEach((key, value) -> config.put("producer.override." + key, value));
+        return BacklogRounds.drainWith(c, kafka, config, 1, events, false, PlainTableSourceTask.SESSIONS + topic);
     }
 
     private static AppendSpan connector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Route r,
