@@ -84,6 +84,8 @@ final class SourceDrainBenchmark {
     private static final Map<String, String> NO_HEADERS = Map.of("pgque.headers", "");
     private static final Map<String, String> CHUNK_4000 = Map.of("pgque.batch.max.events", "4000",
             "pgque.batch.catchup.max.events", "10000");
+    private static final Map<String, String> CHUNK_2000 = Map.of("pgque.batch.max.events", "2000",
+            "pgque.batch.catchup.max.events", "5000");
     private static final Map<String, String> STRING_HEADERS = Map.of("header.converter",
             "org.apache.kafka.connect.storage.StringConverter");
     private static final Map<String, String> WINDOW_10000 = Map.of("pgque.batch.catchup.max.events", "10000");
@@ -104,11 +106,13 @@ final class SourceDrainBenchmark {
                 connector("", 4, 2, false, "at_least_once", Map.of()),
                 connector("", 4, 2, true, "", Map.of()),
                 connector("", 4, 4, false, "at_least_once", Map.of()),
+                connector("k", 4, 4, false, "chunks of 4000", CHUNK_4000),
                 connector("n", 4, 2, true, "no read-ahead", NO_READ_AHEAD),
                 connector("w", 4, 2, true, "catch-up window 2500", WINDOW_2500)));
         // The variants priced at one slot and at four slots on two tasks alike.
         Map<String, Map.Entry<String, Map<String, String>>> variants = new LinkedHashMap<>();
         variants.put("k", Map.entry("chunks of 4000", CHUNK_4000));
+        variants.put("k2", Map.entry("chunks of 2000", CHUNK_2000));
         variants.put("w10k", Map.entry("catch-up window 10000", WINDOW_10000));
         variants.put("t", Map.entry("one tick per batch", ONE_TICK_PER_BATCH));
         variants.put("n", Map.entry("no read-ahead", NO_READ_AHEAD));

@@ -135,11 +135,11 @@ public class PgQueSourceTask extends SourceTask {
             metrics.keepSamplesOf(setSlots);
             SlotConsumer plain = pgque.slotConsumer(config.queue(), config.consumer(), n, workerId);
             // The engine's window counts events of the whole queue; a slot holds about 1/N of them.
-            SlotConsumer consumer = config.batchCatchUpMaxEvents() > 0
-                    ? plain.catchingUp(config.batchCatchUpMaxEvents() * n) : plain;
+            long window = config.batchCatchUpMaxEvents(n);
+            SlotConsumer consumer = window > 0 ? plain.catchingUp(window * n) : plain;
             UnreadableEvents unreadable = UnreadableEvents.of(props, consumer::deadLetter, metrics::eventDeadLettered);
             SlotPoller setPoller = new SlotPoller(consumer, setSlots, records(config, unreadable), config.leaseTtl(),
-                    config.pollInterval(), config.batchMaxEvents(), cursorDataSource,
+                    config.pollInterval(), config.batchMaxEvents(n), cursorDataSource,
                     Duration.ofMillis(config.connection().backoffMs()),
                     metrics, positions, boundary, readAhead(config));
             SlotStatusMonitor setMonitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,

@@ -144,13 +144,23 @@ public class SourceConfig extends AbstractConfig {
         return Duration.ofMillis(getLong(SourceConfigDef.POLL_INTERVAL_MS));
     }
 
-    public int batchMaxEvents() {
-        return getInt(SourceConfigDef.BATCH_MAX_EVENTS);
+    /** Events per chunk of a slot of a consumer with {@code slots} slots (see {@link BatchSizes}). */
+    public int batchMaxEvents(int slots) {
+        return BatchSizes.chunk(getInt(SourceConfigDef.BATCH_MAX_EVENTS), slots);
     }
 
-    /** Events of one slot a catch-up batch may hold; zero when every batch is one tick. */
-    public long batchCatchUpMaxEvents() {
-        return getLong(SourceConfigDef.BATCH_CATCHUP_MAX_EVENTS);
+    /** Events per chunk of a cooperative worker, which reads one batch at a time. */
+    public int cooperativeBatchMaxEvents() {
+        Integer configured = getInt(SourceConfigDef.BATCH_MAX_EVENTS);
+        return configured != null ? configured : BatchSizes.MIN_CHUNK;
+    }
+
+    /**
+     * Events of one slot a catch-up batch may hold, for a consumer with {@code slots} slots; zero
+     * when every batch is one tick (see {@link BatchSizes}).
+     */
+    public long batchCatchUpMaxEvents(int slots) {
+        return BatchSizes.window(getLong(SourceConfigDef.BATCH_CATCHUP_MAX_EVENTS), batchMaxEvents(slots));
     }
 
     public boolean batchReadAhead() {

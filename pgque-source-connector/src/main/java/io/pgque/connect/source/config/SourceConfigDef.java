@@ -74,8 +74,6 @@ public final class SourceConfigDef {
     public static final KafkaPartitioner PARTITIONER_DEFAULT = KafkaPartitioner.KEY;
     public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
-    public static final int BATCH_MAX_EVENTS_DEFAULT = 1_000;
-    public static final long BATCH_CATCHUP_MAX_EVENTS_DEFAULT = 2_500L;
     public static final boolean BATCH_READ_AHEAD_DEFAULT = true;
     public static final boolean BATCH_SEND_AHEAD_DEFAULT = true;
     public static final long METRICS_LOG_INTERVAL_MS_DEFAULT = 60_000L;
@@ -210,24 +208,30 @@ public final class SourceConfigDef {
                         + "third of " + LEASE_TTL_MS + "), since only a tick can bring it a batch. Must be below half "
                         + "of " + LEASE_TTL_MS + ", since polling renews the lease.",
                 POLLING_GROUP, ++order, Width.SHORT, "Poll interval (ms)");
-        def.define(BATCH_MAX_EVENTS, Type.INT, BATCH_MAX_EVENTS_DEFAULT, Range.between(1, 100_000),
+        def.define(BATCH_MAX_EVENTS, Type.INT, null, OptionalRange.between(1, 100_000),
                 Importance.LOW,
                 "Events per read from the database, and most records one poll() returns (per slot of the "
                         + "task in exactly_once mode: twice that). A PgQue batch is streamed in chunks of this "
                         + "size (its first chunk with the receive, the rest through a cursor), a slot reading its "
                         + "next chunk while at most one is waiting for Kafka, so a task holds at most two chunks "
-                        + "per slot however large the batch; the batch is acked after its last chunk is in Kafka. "
-                        + "In exactly_once mode each poll() is one Kafka transaction holding the ready chunks of "
-                        + "the task's slots, at most two per slot.",
+                        + "per slot however large the batch, and up to three more read ahead; the batch is acked "
+                        + "after its last chunk is in Kafka. In exactly_once mode each poll() is one Kafka "
+                        + "transaction holding the ready chunks of the task's slots, at most two per slot. "
+                        + "Unset (the default): the connector's slots share " + BatchSizes.BUDGET + " events, "
+                        + "at least " + BatchSizes.MIN_CHUNK + " each (4000 for 1 slot, 2000 for 2, 1000 for 4 or "
+                        + "more, " + BatchSizes.MIN_CHUNK + " in cooperative mode): larger chunks drain one slot "
+                        + "faster, but each slot holds up to five of them.",
                 POLLING_GROUP, ++order, Width.SHORT, "Chunk size");
-        def.define(BATCH_CATCHUP_MAX_EVENTS, Type.LONG, BATCH_CATCHUP_MAX_EVENTS_DEFAULT, Range.between(0L, 1_000_000L),
+        def.define(BATCH_CATCHUP_MAX_EVENTS, Type.LONG, null, OptionalRange.between(0, 1_000_000),
                 Importance.LOW,
                 "How far one PgQue batch may reach when a slot is behind (ordered mode), in events of the slot: "
                         + "a slot several ticks back gets them as one batch, as many ticks as hold about this many of "
                         + "its events (the engine's window is this times N events of the queue), never less than one "
                         + "tick. A slot then catches up in one read-send-ack cycle per window instead of one per tick; "
                         + "a slot that keeps up still gets one tick per batch. In at_least_once mode the open batch "
-                        + "is what a crash delivers again. 0: one tick per batch, as PgQue consumers read.",
+                        + "is what a crash delivers again. 0: one tick per batch, as PgQue consumers read. Unset (the "
+                        + "default): two and a half chunks (" + BATCH_MAX_EVENTS + "), so that a window's batch is "
+                        + "read ahead in one query: 10000 for 1 slot, 5000 for 2, 2500 for 4 or more.",
                 POLLING_GROUP, ++order, Width.SHORT, "Catch-up window (events)");
         def.define(BATCH_READ_AHEAD, Type.BOOLEAN, BATCH_READ_AHEAD_DEFAULT, Importance.LOW,
                 "Whether a slot reads its next batch while the current one is on its way to Kafka (ordered "

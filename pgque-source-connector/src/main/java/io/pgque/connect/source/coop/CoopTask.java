@@ -117,7 +117,7 @@ public final class CoopTask {
                 RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable, config.headers());
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
         CoopPoller poller = new CoopPoller(consumer, records, config.leaseTtl().dividedBy(3), config.pollInterval(),
-                config.batchMaxEvents(), cursorDataSource, Duration.ofMillis(config.connection().backoffMs()), metrics,
+                config.cooperativeBatchMaxEvents(), cursorDataSource, Duration.ofMillis(config.connection().backoffMs()), metrics,
                 delivered, boundary);
         // As in ordered mode: a worker waiting for a batch reads as soon as the queue ticks; the
         // listener holds its connection for good, hence a pool of its own.

@@ -74,8 +74,8 @@ import java.util.concurrent.CompletionException;
 public final class SlotPoller implements TickReceiver {
 
     /**
-     * Chunks a batch read ahead without a cursor may hold: the catch-up window's batches (2,500
-     * events of the slot by default, chunks of 1,000) are then read in one query each, and a slot
+     * Chunks a batch read ahead without a cursor may hold: the catch-up window's batches (two and
+     * a half chunks of the slot's events by default) are then read in one query each, and a slot
      * holds at most this many chunks read ahead beside the two it streams.
      */
     public static final int READ_AHEAD_PAGE_CHUNKS = 3;

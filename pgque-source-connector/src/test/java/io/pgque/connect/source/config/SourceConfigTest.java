@@ -71,6 +71,30 @@ class SourceConfigTest {
     }
 
     @Test
+    void unsetChunksShareOneBudgetAmongTheSlotsAndWindowsHoldTwoAndAHalfChunks() {
+        SourceConfig derived = new SourceConfig(minimal());
+        assertEquals(4_000, derived.batchMaxEvents(1));
+        assertEquals(10_000, derived.batchCatchUpMaxEvents(1));
+        assertEquals(2_000, derived.batchMaxEvents(2));
+        assertEquals(5_000, derived.batchCatchUpMaxEvents(2));
+        assertEquals(1_333, derived.batchMaxEvents(3));
+        assertEquals(1_000, derived.batchMaxEvents(4));
+        assertEquals(2_500, derived.batchCatchUpMaxEvents(4));
+        assertEquals(1_000, derived.batchMaxEvents(64), "never below 1000");
+        assertEquals(1_000, derived.cooperativeBatchMaxEvents());
+
+        SourceConfig chunk = new SourceConfig(with("pgque.batch.max.events", "500"));
+        assertEquals(500, chunk.batchMaxEvents(1), "a chunk set is kept whatever N");
+        assertEquals(500, chunk.batchMaxEvents(8));
+        assertEquals(500, chunk.cooperativeBatchMaxEvents());
+        assertEquals(1_250, chunk.batchCatchUpMaxEvents(1), "the window follows the chunk set");
+
+        SourceConfig window = new SourceConfig(with("pgque.batch.catchup.max.events", "0"));
+        assertEquals(0, window.batchCatchUpMaxEvents(1), "0 stays one tick per batch");
+        assertEquals(4_000, window.batchMaxEvents(1));
+    }
+
+    @Test
     void everyBadValueIsRejectedNamingItsKey() {
         assertRejected("pgque.slots", "0", "between 1 and 256");
         assertRejected("pgque.slots", "257", "between 1 and 256");
@@ -80,7 +104,8 @@ class SourceConfigTest {
         assertRejected("pgque.delivery.guarantee", "twice", "at_least_once, exactly_once");
         assertRejected("pgque.lease.ttl.ms", "999", "at least 1000");
         assertRejected("pgque.poll.interval.ms", "0", "at least 10");
-        assertRejected("pgque.batch.max.events", "0", "at least 1");
+        assertRejected("pgque.batch.max.events", "0", "between 1 and 100000");
+        assertRejected("pgque.batch.catchup.max.events", "-1", "between 0 and 1000000");
         assertRejected("pgque.ticker.interval.ms", "5", "at least 10");
         assertRejected("pgque.kafka.partitions", "0", "between 1 and");
         assertRejected("pgque.consumer", "a#b", "'#'");
