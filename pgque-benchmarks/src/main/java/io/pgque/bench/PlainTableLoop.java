@@ -88,7 +88,7 @@ final class PlainTableLoop {
                     long id = rs.getLong(1);
                     // A batch id like the queue's: one per tick of 1,000 events.
                     producer.send(headers ? SourceTaskProducer.record(topic, rs.getString(3), rs.getString(4), id,
-                            rs.getString(2), (id - 1) / SourceLoader.EVENTS_PER_TICK + 1, 0)
+                            rs.getString(2), SourceLoader.batchOf(id), 0)
                             : new ProducerRecord<>(topic, rs.getString(3), rs.getString(4)), (metadata, e) -> {
                                 if (e != null) {
                                     failure.compareAndSet(null, e);

@@ -71,6 +71,7 @@ public final class PlainTableSourceTask extends SourceTask {
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
         if (read) {
+            // Nothing will come: Connect calls poll() in a loop, and a null at once would spin.
             Thread.sleep(100);
             return null;
         }
@@ -97,7 +98,7 @@ public final class PlainTableSourceTask extends SourceTask {
         ConnectHeaders h = new ConnectHeaders();
         h.addLong("pgque.event.id", id);
         h.addString("pgque.event.type", type);
-        h.addLong("pgque.batch.id", (id - 1) / SourceLoader.EVENTS_PER_TICK + 1);
+        h.addLong("pgque.batch.id", SourceLoader.batchOf(id));
         h.addInt("pgque.slot", 0);
         h.addLong("pgque.epoch", 1);
         h.addInt("pgque.retry.count", 0);

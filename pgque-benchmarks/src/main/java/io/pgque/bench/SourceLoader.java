@@ -21,6 +21,11 @@ final class SourceLoader {
     private SourceLoader() {
     }
 
+    /** A batch id like the queue's for the {@code eventId}-th event: one per tick. */
+    static long batchOf(long eventId) {
+        return (eventId - 1) / EVENTS_PER_TICK + 1;
+    }
+
     static void preload(Connection c, String queue, int events) throws SQLException {
         // Ticks come only from here while loading: a tick per send batch, all of equal size.
         PgQue.using(c).queues().setTickerMaxCount(queue, 1_000_000_000);
