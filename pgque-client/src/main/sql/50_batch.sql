@@ -304,10 +304,52 @@ CREATE OR REPLACE FUNCTION pgque.window_scan_rows(i_queue pgque.queue, i_sub_id 
 RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
+    v_columns text;
+    v_filter text;
+BEGIN
+    IF i_message_batch IS NULL THEN
+        v_columns := 'e.ev_id, e.ev_time, e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, '
+                     'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4';
+    ELSE
+        v_columns := pgque.window_message_columns(i_message_batch);
+    END IF;
+    -- Constant columns after those (e.g. the ticks of a batch read ahead).
+    v_columns := v_columns || coalesce((SELECT string_agg(format(', %s::bigint', a), '') FROM unnest(i_also) a), '');
+    v_filter := format('(e.ev_owner IS NULL OR e.ev_owner = %s)', i_sub_id);
+    IF i_after_ev_id IS NOT NULL THEN
+        v_filter := v_filter || format(' AND e.ev_id > %s', i_after_ev_id);
+    END IF;
+    -- One slot holds every event: no key to hash (7% of a page's scan).
+    IF i_n IS NOT NULL AND i_n > 1 THEN
+        v_filter := v_filter || format(' AND pgque.slot_of(e.ev_extra1, %s) = %s', i_n, i_slot);
+    END IF;
+    RETURN pgque.window_scan_select(i_queue, i_snap1, i_snap2, v_columns, v_filter);
+END
+$$;
+
+-- Internal: the columns of pgque.message over an event row e, as messages of batch i_batch_id
+-- (read_ahead_query hands queries with them to readers).
+CREATE OR REPLACE FUNCTION pgque.window_message_columns(i_batch_id bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN format('e.ev_id AS msg_id, %s::bigint AS batch_id, e.ev_type AS type, e.ev_data AS payload, '
+                  'e.ev_retry AS retry_count, e.ev_time AS created_at, e.ev_extra1 AS extra1, '
+                  'e.ev_extra2 AS extra2, e.ev_extra3 AS extra3, e.ev_extra4 AS extra4', i_batch_id);
+END
+$$;
+
+-- Internal: SELECT i_columns over the event rows e of the window between the ticks with
+-- snapshots i_snap1 and i_snap2 that also satisfy i_filter, from every event table that can hold
+-- them (see window_scan_sql), in the order the scan meets them.
+CREATE OR REPLACE FUNCTION pgque.window_scan_select(i_queue pgque.queue, i_snap1 pg_snapshot, i_snap2 pg_snapshot,
+    i_columns text, i_filter text)
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
     v_tx_min bigint;
     v_tx_max bigint;
     v_tables text[];
-    v_columns text;
     v_filter text;
 BEGIN
     -- Which tables can hold the window: before the last switch only the previous table, once
@@ -325,33 +367,15 @@ BEGIN
                           || ((i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
     END IF;
 
-    IF i_message_batch IS NULL THEN
-        v_columns := 'e.ev_id, e.ev_time, e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, '
-                     'e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4';
-    ELSE
-        -- Named as pgque.message's columns: read_ahead_query hands this query to readers.
-        v_columns := format('e.ev_id AS msg_id, %s::bigint AS batch_id, e.ev_type AS type, e.ev_data AS payload, '
-                            'e.ev_retry AS retry_count, e.ev_time AS created_at, e.ev_extra1 AS extra1, '
-                            'e.ev_extra2 AS extra2, e.ev_extra3 AS extra3, e.ev_extra4 AS extra4', i_message_batch);
-    END IF;
-    -- Constant columns after those (e.g. the ticks of a batch read ahead).
-    v_columns := v_columns || coalesce((SELECT string_agg(format(', %s::bigint', a), '') FROM unnest(i_also) a), '');
     v_filter := format(
         '((e.ev_txid >= %L::xid8 AND e.ev_txid < %L::xid8) OR e.ev_txid = ANY (%L::xid8[]))
             AND pg_visible_in_snapshot(e.ev_txid, %L::pg_snapshot)
             AND NOT pg_visible_in_snapshot(e.ev_txid, %L::pg_snapshot)
-            AND (e.ev_owner IS NULL OR e.ev_owner = %s)',
+            AND %s',
         pg_snapshot_xmax(i_snap1), pg_snapshot_xmax(i_snap2), ARRAY(SELECT pg_snapshot_xip(i_snap1)),
-        i_snap2, i_snap1, i_sub_id);
-    IF i_after_ev_id IS NOT NULL THEN
-        v_filter := v_filter || format(' AND e.ev_id > %s', i_after_ev_id);
-    END IF;
-    -- One slot holds every event: no key to hash (7% of a page's scan).
-    IF i_n IS NOT NULL AND i_n > 1 THEN
-        v_filter := v_filter || format(' AND pgque.slot_of(e.ev_extra1, %s) = %s', i_n, i_slot);
-    END IF;
+        i_snap2, i_snap1, i_filter);
 
-    RETURN (SELECT string_agg(format('SELECT %s FROM %s e WHERE %s', v_columns, t, v_filter), ' UNION ALL ')
+    RETURN (SELECT string_agg(format('SELECT %s FROM %s e WHERE %s', i_columns, t, v_filter), ' UNION ALL ')
               FROM unnest(v_tables) AS t);
 END
 $$;

@@ -559,11 +559,40 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_query(i_queue text, i_consumer text,
     OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text, OUT any_order_query text)
 RETURNS SETOF record
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+        SELECT r.batch_id, r.from_tick, r.to_tick, r.query, r.any_order_query
+          FROM pgque.read_ahead_slots_query(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id,
+                                            i_window_events, i_max, NULL) r;
+END
+$$;
+
+-- (addition) read_ahead_query for a reader that leases several slots of the consumer: also
+-- slots_query, the same window's events of i_slot and of every slot in i_slots, in no set order,
+-- with pgque.message's columns (all as messages of the batch named here) and the slot each event
+-- belongs to, at most i_max for each slot asked for (i_max NULL: all). A reader whose slots stand
+-- at the same tick reads their next batches in one scan of the window this way, rather than one
+-- scan each: a scan reads every event of the window to find the slot's, so N slots read it N
+-- times. Only i_slot's lease is checked: the rows of the other slots are of use to their reader
+-- only once their own read_ahead_query names the same ticks, which checks theirs. slots_query is
+-- NULL when i_slots is NULL or empty, or with one slot. 22023 for a slot in i_slots out of range.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_slots_query(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_window_events bigint, i_max int, i_slots int[],
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text, OUT any_order_query text,
+    OUT slots_query text)
+RETURNS SETOF record
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     p record;
+    v_slots int[];
+    v_subs int4[];
 BEGIN
     IF i_max < 1 THEN
         RAISE EXCEPTION 'pgque.read_ahead_query: max must be >= 1 or NULL, got %', i_max USING ERRCODE = '22023';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(i_slots) k WHERE k IS NULL OR k < 0 OR k >= i_n) THEN
+        RAISE EXCEPTION 'pgque.read_ahead_slots_query: slots must be between 0 and %, got %', i_n - 1, i_slots
+            USING ERRCODE = '22023';
     END IF;
     p := pgque.read_ahead_plan(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_window_events);
     IF p.batch_id IS NULL THEN
@@ -576,6 +605,22 @@ BEGIN
     any_order_query := pgque.window_scan_rows(p.queue, p.sub_id, p.snap1, p.snap2, NULL, i_slot, i_n, p.batch_id,
                                               NULL)
                        || CASE WHEN i_max IS NULL THEN '' ELSE ' LIMIT ' || i_max END;
+    v_slots := ARRAY(SELECT DISTINCT k FROM unnest(array_append(i_slots, i_slot)) k ORDER BY k);
+    IF i_n > 1 AND cardinality(v_slots) > 1 THEN
+        -- Each slot is a subscription of its own, and a retried event comes back owned by its slot's.
+        v_subs := ARRAY(SELECT sub.sub_id FROM unnest(v_slots) WITH ORDINALITY AS k(slot, i)
+                          JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(i_consumer, k.slot, i_n)
+                          JOIN pgque.subscription sub ON sub.sub_consumer = c.co_id AND sub.sub_queue = (p.queue).queue_id
+                         ORDER BY k.i);
+        IF cardinality(v_subs) = cardinality(v_slots) THEN
+            slots_query := pgque.window_scan_select(p.queue, p.snap1, p.snap2,
+                    pgque.window_message_columns(p.batch_id) || format(', pgque.slot_of(e.ev_extra1, %s) AS slot', i_n),
+                    format('pgque.slot_of(e.ev_extra1, %1$s) = ANY (%2$L::int[]) AND (e.ev_owner IS NULL '
+                           'OR e.ev_owner = (%3$L::int4[])[array_position(%2$L::int[], pgque.slot_of(e.ev_extra1, %1$s))])',
+                           i_n, v_slots, v_subs))
+                           || CASE WHEN i_max IS NULL THEN '' ELSE ' LIMIT ' || i_max::bigint * cardinality(v_slots) END;
+        END IF;
+    END IF;
     RETURN NEXT;
 END
 $$;

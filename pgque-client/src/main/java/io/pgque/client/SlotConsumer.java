@@ -12,8 +12,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -54,8 +57,8 @@ public final class SlotConsumer {
             + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
     private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query, any_order_query "
             + "from pgque.read_ahead_query(?, ?, ?, ?, ?, ?, ?::bigint, ?)";
-    private static final String HAS_READ_AHEAD_QUERY = "select to_regprocedure("
-            + "'pgque.read_ahead_query(text, text, int, int, text, bigint, bigint, int)') is not null";
+    private static final String READ_AHEAD_SLOTS_QUERY = "select batch_id, from_tick, to_tick, query, "
+            + "any_order_query, slots_query from pgque.read_ahead_slots_query(?, ?, ?, ?, ?, ?, ?::bigint, ?, ?)";
     private static final String OPEN_READ_AHEAD = "select pgque.open_read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String HAS_READ_AHEAD = "select to_regprocedure("
             + "'pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)') is not null";
@@ -77,8 +80,12 @@ public final class SlotConsumer {
     private volatile Boolean engineHasWindow;
     /** Whether the installed engine can read ahead; null until asked (once, on first use). */
     private volatile Boolean engineHasReadAhead;
-    /** Whether the installed engine hands out the read-ahead query (engine 0.3.1); null until asked. */
-    private volatile Boolean engineHasReadAheadQuery;
+    /** Whether the installed engine hands out the read-ahead query (engine 0.3.1). */
+    private final EngineFunction readAheadQuery =
+            new EngineFunction("pgque.read_ahead_query(text, text, int, int, text, bigint, bigint, int)");
+    /** Whether the installed engine reads ahead for several slots in one scan (engine 0.3.3). */
+    private final EngineFunction readAheadSlotsQuery =
+            new EngineFunction("pgque.read_ahead_slots_query(text, text, int, int, text, bigint, bigint, int, int[])");
 
     SlotConsumer(Connections db, String queue, String consumer, int n, String workerId) {
         this(db, queue, consumer, n, workerId, null);
@@ -406,37 +413,117 @@ public final class SlotConsumer {
      * round trip).
      */
     public Optional<ReadAhead> readAheadPage(int slot, long batchId, int max) {
+        return readAheadPage(slot, batchId, max, null);
+    }
+
+    /**
+     * Reading ahead for several slots this worker leases, one scan of a window for all of them
+     * where they stand at the same tick (see {@link ReadAheadGroup}). An engine before 0.3.3 reads
+     * each slot's batch alone.
+     *
+     * @param slots the group's slots, each between 0 and N - 1
+     */
+    public ReadAheadGroup readAheadGroup(Collection<Integer> slots) {
+        return new ReadAheadGroup(this, slots);
+    }
+
+    /** {@link #readAheadPage(int, long, int)}, sharing the scan with the group's other slots when there is one. */
+    Optional<ReadAhead> readAheadPage(int slot, long batchId, int max, ReadAheadGroup group) {
         WholeBatch.checkPageSize(max);
         long[] ticks = new long[2];
         List<Message> read = db.run(what("read ahead of batch " + batchId + " on slot " + slot), c -> {
             if (!engineHasReadAhead(c)) {
                 return List.of();
             }
-            if (!engineHasReadAheadQuery(c)) {
+            if (!readAheadQuery.in(c)) {
                 return Sql.list(c, READ_AHEAD_PAGE, rs -> {
                     ticks[0] = rs.getLong(11);
                     ticks[1] = rs.getLong(12);
                     return Rows.message(rs);
                 }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
             }
-            List<String[]> queries = Sql.list(c, READ_AHEAD_QUERY, rs -> {
-                ticks[0] = rs.getLong(2);
-                ticks[1] = rs.getLong(3);
-                return new String[] {rs.getString(4), rs.getString(5)};
-            }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
+            boolean shared = group != null && group.shares() && readAheadSlotsQuery.in(c);
+            List<String[]> queries = shared
+                    ? Sql.list(c, READ_AHEAD_SLOTS_QUERY, rs -> readAheadPlan(rs, ticks, true), queue, consumer, slot, n,
+                            workerId, batchId, windowEvents, BatchPage.probeSize(max),
+                            c.createArrayOf("int4", group.othersThan(slot)))
+                    : Sql.list(c, READ_AHEAD_QUERY, rs -> readAheadPlan(rs, ticks, false), queue, consumer, slot, n,
+                            workerId, batchId, windowEvents, BatchPage.probeSize(max));
             if (queries.isEmpty()) {
                 return List.<Message>of();
             }
+            String[] plan = queries.get(0);
+            long named = plan[3] == null ? 0 : Long.parseLong(plan[3]);
+            if (shared) {
+                Optional<List<Message>> kept = group.take(slot, ticks[0], ticks[1]);
+                if (kept.isPresent()) {
+                    return inOrder(asBatch(kept.get(), named));
+                }
+                if (plan[2] != null) {
+                    List<Message> own = readForGroup(c, plan[2], slot, ticks, group, BatchPage.probeSize(max));
+                    if (own != null) {
+                        return inOrder(own);
+                    }
+                }
+            }
             // Fewer rows than asked for are the whole batch: put in order here, where that moves
             // references, rather than by the server, where sorting copies every row.
-            List<Message> any = new ArrayList<>(Sql.list(c, queries.get(0)[1], Rows::message));
+            List<Message> any = new ArrayList<>(Sql.list(c, plan[1], Rows::message));
             if (any.size() < BatchPage.probeSize(max)) {
-                any.sort(Comparator.comparingLong(Message::msgId));
-                return any;
+                return inOrder(any);
             }
-            return Sql.list(c, queries.get(0)[0], Rows::message);
+            return Sql.list(c, plan[0], Rows::message);
         });
         return BatchPage.of(read, max).map(page -> new ReadAhead(ticks[0], ticks[1], new OpenedBatch(page, null)));
+    }
+
+    /** The ticks of the batch a read-ahead plan names, into {@code ticks}; its queries and its batch id. */
+    private static String[] readAheadPlan(ResultSet rs, long[] ticks, boolean withSlots) throws SQLException {
+        ticks[0] = rs.getLong(2);
+        ticks[1] = rs.getLong(3);
+        return new String[] {rs.getString(4), rs.getString(5), withSlots ? rs.getString(6) : null,
+                Long.toString(rs.getLong(1))};
+    }
+
+    /**
+     * Runs a read-ahead's query over the window for every slot of the group: keeps the other
+     * slots' events in the group and returns the slot's own; null when the query stopped at its
+     * limit (some slot has more than a page), which leaves whose events are whole unknown.
+     */
+    private static List<Message> readForGroup(Connection c, String slotsQuery, int slot, long[] ticks,
+                                              ReadAheadGroup group, int probe) throws SQLException {
+        Map<Integer, List<Message>> bySlot = new HashMap<>();
+        for (Integer other : group.othersThan(slot)) {
+            bySlot.put(other, new ArrayList<>());
+        }
+        List<Message> own = new ArrayList<>();
+        int[] rows = new int[1];
+        Sql.list(c, slotsQuery, rs -> {
+            rows[0]++;
+            int of = rs.getInt(11);
+            (of == slot ? own : bySlot.get(of)).add(Rows.message(rs));
+            return null;
+        });
+        if (rows[0] >= (long) probe * (bySlot.size() + 1)) {
+            return null;
+        }
+        group.keep(ticks[0], ticks[1], bySlot);
+        return own;
+    }
+
+    private static List<Message> inOrder(List<Message> messages) {
+        messages.sort(Comparator.comparingLong(Message::msgId));
+        return messages;
+    }
+
+    /** Events a scan for another slot of a group read, as messages of the batch named for theirs. */
+    private static List<Message> asBatch(List<Message> read, long batchId) {
+        List<Message> messages = new ArrayList<>(read.size());
+        for (Message m : read) {
+            messages.add(new Message(m.msgId(), batchId, m.type(), m.payload(), m.retryCount(), m.createdAt(),
+                    m.extra1(), m.extra2(), m.extra3(), m.extra4()));
+        }
+        return messages;
     }
 
     /**
@@ -473,13 +560,25 @@ public final class SlotConsumer {
         return has;
     }
 
-    private boolean engineHasReadAheadQuery(Connection c) throws SQLException {
-        Boolean has = engineHasReadAheadQuery;
-        if (has == null) {
-            has = Sql.one(c, HAS_READ_AHEAD_QUERY, rs -> rs.getBoolean(1));
-            engineHasReadAheadQuery = has;
+    /** Whether the installed engine has a function of a later release; asked once, on first use. */
+    private static final class EngineFunction {
+
+        private final String probe;
+        private volatile Boolean present;
+
+        /** @param signature a constant of this class, never a value from outside */
+        EngineFunction(String signature) {
+            this.probe = "select to_regprocedure('" + signature + "') is not null";
         }
-        return has;
+
+        boolean in(Connection c) throws SQLException {
+            Boolean has = present;
+            if (has == null) {
+                has = Sql.one(c, probe, rs -> rs.getBoolean(1));
+                present = has;
+            }
+            return has;
+        }
     }
 
     private Optional<BatchPage> firstPage(Connection c, int slot, int max) throws SQLException {

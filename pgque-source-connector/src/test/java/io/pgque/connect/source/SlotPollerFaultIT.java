@@ -115,9 +115,13 @@ class SlotPollerFaultIT {
             // batch (10 events of the slot) is larger than a page: read ahead into a cursor.
             all.add(Arguments.of("read_ahead_window", When.BEFORE_STATEMENT, nth, false, 1));
             all.add(Arguments.of("pgque.read_ahead_partitioned", When.BEFORE_STATEMENT, nth, false, 1));
-            // With pages of three chunks it fits one: the engine hands out the query, the reader runs it.
-            all.add(Arguments.of("read_ahead_query", When.BEFORE_STATEMENT, nth, false, 3));
-            all.add(Arguments.of("FROM pgque.event_", When.BEFORE_STATEMENT, nth, false, 3));
+            // With pages of three chunks it fits one: the engine hands out the query, the reader
+            // runs it, for both slots of the task at once; one scan serves the two slots' batches
+            // of a window, and two windows are read ahead.
+            all.add(Arguments.of("read_ahead_slots_query", When.BEFORE_STATEMENT, nth, false, 3));
+            if (nth <= 2) {
+                all.add(Arguments.of("FROM pgque.event_", When.BEFORE_STATEMENT, nth, false, 3));
+            }
             // Acking a batch and opening the one read ahead is one transaction on the poll thread.
             for (int pageChunks : new int[] {1, 3}) {
                 all.add(Arguments.of("open_read_ahead_partitioned", When.BEFORE_STATEMENT, nth, true, pageChunks));

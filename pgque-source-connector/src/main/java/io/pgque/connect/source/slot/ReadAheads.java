@@ -5,9 +5,14 @@
 package io.pgque.connect.source.slot;
 
 import io.pgque.client.ReadAhead;
+import io.pgque.client.ReadAheadGroup;
 import io.pgque.client.SlotConsumer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.sql.DataSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -21,11 +26,16 @@ import java.util.concurrent.Semaphore;
  * keeps one cursor connection for the batch it streams; the read-aheads share what is left, so a
  * batch is never kept from its cursor by batches read ahead for other slots. A batch expected to
  * fit a few chunks ({@link #pageEvents}) is read ahead in one query, without a cursor, and holds no
- * connection.
+ * connection; that query reads the window for all of the poller's slots at once, and the next
+ * slot handed the same window is served without a scan of its own ({@link ReadAheadGroup}).
  */
 final class ReadAheads {
 
+    private static final Logger log = LoggerFactory.getLogger(ReadAheads.class);
+
     private final SlotConsumer consumer;
+    /** The poller's slots, reading ahead in one scan of a window for all of them. */
+    private final ReadAheadGroup group;
     private final DataSource cursors;
     private final int chunkSize;
     private final int pageChunks;
@@ -36,9 +46,11 @@ final class ReadAheads {
      * @param settings its spare cursor connections, beyond one per slot (none: nothing is read
      *                 ahead with a cursor, batches that fit a page still are), and its page size
      */
-    ReadAheads(SlotConsumer consumer, DataSource cursors, int chunkSize, ReadAheadSettings settings) {
+    ReadAheads(SlotConsumer consumer, List<Integer> slots, DataSource cursors, int chunkSize,
+               ReadAheadSettings settings) {
         this.pageChunks = settings.pageChunks();
         this.consumer = consumer;
+        this.group = consumer.readAheadGroup(slots);
         this.cursors = cursors;
         this.chunkSize = chunkSize;
         this.spare = new Semaphore(Math.max(settings.spareCursors(), 0));
@@ -63,7 +75,7 @@ final class ReadAheads {
         }
         try {
             return CompletableFuture.supplyAsync(() -> large ? readWhole(slot, batchId)
-                    : consumer.readAheadPage(slot, batchId, pageEvents), thread);
+                    : group.readAheadPage(slot, batchId, pageEvents), thread);
         } catch (RejectedExecutionException closing) {
             if (large) {
                 spare.release();
@@ -116,5 +128,8 @@ final class ReadAheads {
     /** Stops the thread; a read-ahead still running finishes and is dropped by whoever holds it. */
     void close() {
         thread.shutdown();
+        log.debug("{}: {} scans read ahead for several slots, {} batches read ahead from them without a scan",
+                group, group.scanned(), group.served());
+        group.clear();
     }
 }

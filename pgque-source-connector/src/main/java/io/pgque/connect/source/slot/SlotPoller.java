@@ -144,7 +144,7 @@ public final class SlotPoller implements TickReceiver {
         this.positions = positions;
         this.boundary = boundary;
         this.readAheads = ahead.readAhead()
-                ? new ReadAheads(consumer, cursors, chunkSize, ahead) : null;
+                ? new ReadAheads(consumer, slotNumbers, cursors, chunkSize, ahead) : null;
         // Exactly-once resumes a slot from the offsets committed with its records: those of a
         // batch not yet open would name a batch the slot may never open.
         this.sendAhead = ahead.sendAhead() && !boundary.transactional() && positions == DeliveredPositions.NONE;

@@ -1,0 +1,199 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.client;
+
+import static io.pgque.client.ClientTesting.tick;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgque.testing.EmbeddedPg;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ReadAheadGroup}: one scan of a window serves the next batch of every slot of the group
+ * that the engine hands the same ticks, with exactly the events, in the order and under the batch
+ * ids a read of each slot alone gives, retried events of each slot included. The worker runs
+ * as a login role holding only {@code pgque_reader}, as the source connector does.
+ */
+class ReadAheadGroupIT {
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+    private static final int N = 4;
+    private static final List<Integer> ALL = List.of(0, 1, 2, 3);
+
+    private static EmbeddedPg.TestDatabase db;
+    private static PgQue admin;
+    private static PgQue reader;
+
+    @BeforeAll
+    static void setUp() {
+        db = ClientTesting.newDatabase("client_read_ahead_group").installEngine();
+        admin = PgQue.using(db.superuser());
+        ClientTesting.loginRole(db.superuser(), "client_it_reader", "pgque_reader");
+        reader = PgQue.using(db.as("client_it_reader"));
+    }
+
+    /** A consumer of N slots all leased by one worker, and each slot's open batch. */
+    private record Worker(SlotConsumer consumer, Map<Integer, Batch> first) {
+
+        Map<Integer, Long> open() {
+            Map<Integer, Long> ids = new HashMap<>();
+            first.forEach((slot, batch) -> ids.put(slot, batch.batchId()));
+            return ids;
+        }
+    }
+
+    /** A queue with a consumer of N slots all leased by one worker, each slot's first batch open. */
+    private static Worker firstBatchesOpen(String q) {
+        admin.queues().create(q);
+        SlotConsumer w = reader.slotConsumer(q, "g", N, "w").catchingUp(100_000);
+        admin.slotConsumer(q, "g", N, "setup").subscribe();
+        sendKeyed(q, "first", 40);
+        tick(admin, q);
+        Map<Integer, Batch> first = new HashMap<>();
+        for (int slot : ALL) {
+            w.claim(slot, TTL).orElseThrow();
+            first.put(slot, w.receive(slot).orElseThrow());
+        }
+        return new Worker(w, first);
+    }
+
+    /** {@link #firstBatchesOpen}, and {@code events} more events in the tick after. */
+    private static Worker openFirstBatches(String q, int events) {
+        Worker worker = firstBatchesOpen(q);
+        sendKeyed(q, "second", events);
+        tick(admin, q);
+        return worker;
+    }
+
+    private static void sendKeyed(String q, String prefix, int events) {
+        List<Event> batch = new ArrayList<>();
+        for (int i = 0; i < events; i++) {
+            batch.add(Event.of("t", prefix + "-" + i).withPartitionKey("key-" + (i % 25)));
+        }
+        admin.producer().sendBatch(q, batch);
+    }
+
+    /** What a read of each slot alone gives: payloads in order. */
+    private static List<String> payloads(ReadAhead ahead) {
+        return ahead.batch().first().messages().stream().map(Message::payload).toList();
+    }
+
+    @Test
+    void oneScanServesTheNextBatchOfEverySlotAsAReadOfEachAloneWould() {
+        String q = "q_group_shared";
+        Worker worker = openFirstBatches(q, 200);
+        SlotConsumer w = worker.consumer();
+        Map<Integer, Long> open = worker.open();
+        Map<Integer, ReadAhead> alone = new HashMap<>();
+        for (int slot : ALL) {
+            alone.put(slot, w.readAheadPage(slot, open.get(slot), 1_000).orElseThrow());
+        }
+
+        ReadAheadGroup group = w.readAheadGroup(ALL);
+        int total = 0;
+        for (int slot : ALL) {
+            ReadAhead shared = group.readAheadPage(slot, open.get(slot), 1_000).orElseThrow();
+            assertEquals(payloads(alone.get(slot)), payloads(shared), "slot " + slot);
+            assertEquals(alone.get(slot).fromTick(), shared.fromTick());
+            assertEquals(alone.get(slot).toTick(), shared.toTick());
+            assertFalse(shared.batch().first().full());
+            for (Message m : shared.batch().first().messages()) {
+                assertEquals(shared.batchId(), m.batchId(), "each event carries its own slot's batch id");
+                assertEquals(slot, w.slotOf(m.partitionKey()));
+            }
+            total += shared.batch().first().messages().size();
+            assertTrue(w.ackAndOpen(slot, open.get(slot), shared), "opened as read");
+            assertEquals(payloads(shared), w.receive(slot).orElseThrow().messages().stream()
+                    .map(Message::payload).toList(), "the batch opened holds what was read ahead");
+        }
+        assertEquals(200, total, "every event once, in its own slot");
+        assertEquals(1, group.scanned(), "one scan for the four slots");
+        assertEquals(3, group.served(), "the other three served from it");
+    }
+
+    @Test
+    void aRetriedEventComesWithItsOwnSlotOnly() {
+        String q = "q_group_retry";
+        Worker worker = firstBatchesOpen(q);
+        SlotConsumer w = worker.consumer();
+        Map<Integer, Batch> first = worker.first();
+        Message retried = first.get(1).messages().get(0);
+        w.nack(1, retried, Duration.ZERO, "later");
+        admin.operations().maintRetryEvents();
+        sendKeyed(q, "second", 40);
+        tick(admin, q);
+
+        ReadAheadGroup group = w.readAheadGroup(ALL);
+        Map<Integer, ReadAhead> shared = new HashMap<>();
+        for (int slot : ALL) {
+            shared.put(slot, group.readAheadPage(slot, first.get(slot).batchId(), 1_000).orElseThrow());
+            assertEquals(payloads(w.readAheadPage(slot, first.get(slot).batchId(), 1_000).orElseThrow()),
+                    payloads(shared.get(slot)), "slot " + slot);
+        }
+        assertEquals(3, group.served());
+        List<Message> slot1 = shared.get(1).batch().first().messages();
+        assertTrue(slot1.stream().anyMatch(m -> m.msgId() == retried.msgId() && m.retryCount() == 1),
+                "the retry is in its slot's next batch: " + slot1);
+        for (int slot : List.of(0, 2, 3)) {
+            assertTrue(shared.get(slot).batch().first().messages().stream().noneMatch(m -> m.msgId() == retried.msgId()),
+                    "slot " + slot);
+        }
+    }
+
+    @Test
+    void aSlotHandedOtherTicksScansForItself() {
+        String q = "q_group_ticks";
+        Worker worker = openFirstBatches(q, 40);
+        SlotConsumer w = worker.consumer();
+        Map<Integer, Long> open = worker.open();
+        ReadAheadGroup group = w.readAheadGroup(List.of(0, 1));
+        ReadAhead zero = group.readAheadPage(0, open.get(0), 1_000).orElseThrow();
+        sendKeyed(q, "third", 40);
+        tick(admin, q);
+        ReadAhead one = group.readAheadPage(1, open.get(1), 1_000).orElseThrow();
+        assertTrue(one.toTick() > zero.toTick(), "slot 1 is handed the newer tick too");
+        assertEquals(0, group.served());
+        assertEquals(2, group.scanned());
+        assertEquals(payloads(w.readAheadPage(1, open.get(1), 1_000).orElseThrow()), payloads(one));
+        assertTrue(payloads(one).stream().anyMatch(p -> p.startsWith("third-")), "it holds the newer tick's events");
+    }
+
+    @Test
+    void pagesLargerThanAsked() {
+        String q = "q_group_pages";
+        Worker worker = openFirstBatches(q, 200);
+        SlotConsumer w = worker.consumer();
+        Map<Integer, Long> open = worker.open();
+        ReadAheadGroup group = w.readAheadGroup(ALL);
+        for (int slot : ALL) {
+            ReadAhead shared = group.readAheadPage(slot, open.get(slot), 5).orElseThrow();
+            ReadAhead alone = w.readAheadPage(slot, open.get(slot), 5).orElseThrow();
+            assertEquals(payloads(alone), payloads(shared), "the first five in order, slot " + slot);
+            assertTrue(shared.batch().first().full());
+            assertNull(shared.batch().rest());
+        }
+        assertEquals(0, group.scanned(), "each slot holds more than a page: its scan stops at the limit");
+    }
+
+    @Test
+    void slotsOutsideTheGroupOrTheConsumerAreRefused() {
+        SlotConsumer w = reader.slotConsumer("q_group_refused", "g", N, "w");
+        assertThrows(IllegalArgumentException.class, () -> w.readAheadGroup(List.of(0, 4)));
+        assertThrows(IllegalArgumentException.class, () -> w.readAheadGroup(ALL.subList(0, 2)).readAheadPage(3, 1, 10));
+        assertEquals(List.of(0, 2), w.readAheadGroup(Set.of(2, 0)).slots());
+    }
+
+}
