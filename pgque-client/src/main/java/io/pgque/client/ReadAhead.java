@@ -14,11 +14,18 @@ import java.util.Objects;
  * @param fromTick the tick the batch starts after: where the slot stands once the open batch is acked
  * @param toTick   the tick the batch ends at
  * @param batch    its id, first page and the cursor over the rest
+ * @param shared   whether its events were found by a scan another slot of a {@link ReadAheadGroup}
+ *                 ran over the same window, so that reading it cost no scan of its own
  */
-public record ReadAhead(long fromTick, long toTick, OpenedBatch batch) {
+public record ReadAhead(long fromTick, long toTick, OpenedBatch batch, boolean shared) {
 
     public ReadAhead {
         Objects.requireNonNull(batch, "batch");
+    }
+
+    /** A batch read ahead by a scan of its own. */
+    public ReadAhead(long fromTick, long toTick, OpenedBatch batch) {
+        this(fromTick, toTick, batch, false);
     }
 
     public long batchId() {

@@ -431,6 +431,7 @@ public final class SlotConsumer {
     Optional<ReadAhead> readAheadPage(int slot, long batchId, int max, ReadAheadGroup group) {
         WholeBatch.checkPageSize(max);
         long[] ticks = new long[2];
+        boolean[] fromGroup = new boolean[1];
         List<Message> read = db.run(what("read ahead of batch " + batchId + " on slot " + slot), c -> {
             if (!engineHasReadAhead(c)) {
                 return List.of();
@@ -457,6 +458,7 @@ public final class SlotConsumer {
             if (shared) {
                 Optional<List<Message>> kept = group.take(slot, ticks[0], ticks[1]);
                 if (kept.isPresent()) {
+                    fromGroup[0] = true;
                     return inOrder(asBatch(kept.get(), named));
                 }
                 if (plan[2] != null) {
@@ -474,7 +476,8 @@ public final class SlotConsumer {
             }
             return Sql.list(c, plan[0], Rows::message);
         });
-        return BatchPage.of(read, max).map(page -> new ReadAhead(ticks[0], ticks[1], new OpenedBatch(page, null)));
+        return BatchPage.of(read, max)
+                .map(page -> new ReadAhead(ticks[0], ticks[1], new OpenedBatch(page, null), fromGroup[0]));
     }
 
     /** The ticks of the batch a read-ahead plan names, into {@code ticks}; its queries and its batch id. */

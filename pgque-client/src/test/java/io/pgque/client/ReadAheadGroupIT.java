@@ -110,6 +110,8 @@ class ReadAheadGroupIT {
             assertEquals(alone.get(slot).fromTick(), shared.fromTick());
             assertEquals(alone.get(slot).toTick(), shared.toTick());
             assertFalse(shared.batch().first().full());
+            assertFalse(alone.get(slot).shared(), "a read alone scans for itself");
+            assertEquals(slot != ALL.get(0), shared.shared(), "only the first slot's read scans");
             for (Message m : shared.batch().first().messages()) {
                 assertEquals(shared.batchId(), m.batchId(), "each event carries its own slot's batch id");
                 assertEquals(slot, w.slotOf(m.partitionKey()));

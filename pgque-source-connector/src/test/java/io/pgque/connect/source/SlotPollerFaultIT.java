@@ -151,6 +151,24 @@ class SlotPollerFaultIT {
         }
     }
 
+    /**
+     * The task's two slots stand at the same ticks: the first to read ahead scans each window for
+     * both, and the other's batch of that window is read from it (the metric
+     * {@code batches-read-ahead-without-scan-total}); every event still comes once, in order.
+     */
+    @Test
+    void theSlotsOfAPollerReadAheadInOneScanOfEachWindow() throws Exception {
+        Run run = new Run(true, 3, Transactions.NONE);
+        run.drive(Duration.ZERO);
+        assertEquals(0, run.failures);
+        assertFirstDeliveriesInSendOrder(run.delivered, run.keys, ROUNDS * 5);
+        assertTrue(run.readAheadWithoutScan.get() >= 1,
+                "a batch was read ahead without a scan of its own: " + run.readAheadWithoutScan);
+        assertTrue(run.readAheadWithoutScan.get() < run.readAheadOpens.get(),
+                "the scans were made by the other slot's read-aheads: " + run.readAheadWithoutScan + " of "
+                        + run.readAheadOpens);
+    }
+
     static Stream<Arguments> transactionFaults() {
         return readAheadFaults().filter(a -> (int) a.get()[4] == 3);
     }
@@ -303,6 +321,7 @@ class SlotPollerFaultIT {
         final List<Held> held = new ArrayList<>();
         final AtomicInteger readAheadOpens = new AtomicInteger();
         final AtomicInteger sentAhead = new AtomicInteger();
+        final AtomicInteger readAheadWithoutScan = new AtomicInteger();
         /** Most records of one slot a poll (or a transaction the task draws) may hand over. */
         final int perSlotPerPoll;
         long mostOfASlotInAPoll;
@@ -336,6 +355,11 @@ class SlotPollerFaultIT {
                 }
 
                 @Override
+                public void batchReadAheadWithoutScan(int slot) {
+                    readAheadWithoutScan.incrementAndGet();
+                }
+
+                @Override
                 public void batchSentAhead(int slot) {
                     sentAhead.incrementAndGet();
                 }
@@ -348,6 +372,20 @@ class SlotPollerFaultIT {
          * per key the first deliveries follow send order.
          */
         void driveToTheEnd(Duration slowSlotDelay, boolean reported) throws Exception {
+            drive(slowSlotDelay);
+            assertEquals(1, faulty.injected(), "the fault struck once");
+            if (reported) {
+                assertTrue(failures >= 1, "the fault was reported as retriable");
+            } else {
+                assertEquals(0, failures, "a failed read-ahead is not reported: the batch is received instead");
+            }
+            assertFirstDeliveriesInSendOrder(delivered, keys, ROUNDS * 5);
+            assertTrue(readAheadWithoutScan.get() <= readAheadOpens.get(),
+                    "batches read ahead without a scan are among those read ahead");
+        }
+
+        /** Polls, with Kafka acknowledging in bursts, until every event was delivered and every batch acked. */
+        void drive(Duration slowSlotDelay) throws Exception {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             try {
                 while (!(allSeen(delivered, keys) && held.isEmpty() && caughtUp(queue, consumer))) {
@@ -410,13 +448,6 @@ class SlotPollerFaultIT {
             } finally {
                 poller.close(Duration.ofSeconds(1));
             }
-            assertEquals(1, faulty.injected(), "the fault struck once");
-            if (reported) {
-                assertTrue(failures >= 1, "the fault was reported as retriable");
-            } else {
-                assertEquals(0, failures, "a failed read-ahead is not reported: the batch is received instead");
-            }
-            assertFirstDeliveriesInSendOrder(delivered, keys, ROUNDS * 5);
         }
     }
 

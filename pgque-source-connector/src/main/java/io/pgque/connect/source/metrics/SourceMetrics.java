@@ -36,6 +36,7 @@ public final class SourceMetrics implements SlotEvents {
     private final LongAdder batchesSkipped = new LongAdder();
     private final LongAdder batchesReadAhead = new LongAdder();
     private final LongAdder batchesSentAhead = new LongAdder();
+    private final LongAdder batchesReadAheadWithoutScan = new LongAdder();
     private final LongAdder eventsDeadLettered = new LongAdder();
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
@@ -47,6 +48,7 @@ public final class SourceMetrics implements SlotEvents {
     private final Sensor lostSensor;
     private final Sensor skippedSensor;
     private final Sensor readAheadSensor;
+    private final Sensor withoutScanSensor;
     private final Sensor sentAheadSensor;
     private final Sensor deadLetteredSensor;
 
@@ -58,6 +60,7 @@ public final class SourceMetrics implements SlotEvents {
         }
         if (plugin == null) {
             recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = readAheadSensor = sentAheadSensor = null;
+            withoutScanSensor = null;
             deadLetteredSensor = null;
             return;
         }
@@ -79,6 +82,9 @@ public final class SourceMetrics implements SlotEvents {
         readAheadSensor = sensor("pgque-batches-read-ahead");
         readAheadSensor.add(name("batches-read-ahead-total", "Batches read while the slot's previous batch was on "
                 + "its way to Kafka, and opened as read"), new CumulativeSum());
+        withoutScanSensor = sensor("pgque-batches-read-ahead-without-scan");
+        withoutScanSensor.add(name("batches-read-ahead-without-scan-total", "Batches read ahead from the scan "
+                + "another slot of the task ran over the same window, at no scan of their own"), new CumulativeSum());
         sentAheadSensor = sensor("pgque-batches-sent-ahead");
         sentAheadSensor.add(name("batches-sent-ahead-total", "Batches read ahead whose first records went to Kafka "
                 + "before the slot's previous batch was acked (pgque.batch.send.ahead)"), new CumulativeSum());
@@ -128,6 +134,12 @@ public final class SourceMetrics implements SlotEvents {
     public void batchReadAhead(int slot) {
         batchesReadAhead.increment();
         record(readAheadSensor, 1);
+    }
+
+    @Override
+    public void batchReadAheadWithoutScan(int slot) {
+        batchesReadAheadWithoutScan.increment();
+        record(withoutScanSensor, 1);
     }
 
     @Override
@@ -182,6 +194,10 @@ public final class SourceMetrics implements SlotEvents {
 
     public long batchesReadAhead() {
         return batchesReadAhead.sum();
+    }
+
+    public long batchesReadAheadWithoutScan() {
+        return batchesReadAheadWithoutScan.sum();
     }
 
     public long batchesSentAhead() {

@@ -35,6 +35,13 @@ public interface SlotEvents {
     }
 
     /**
+     * The batch read ahead just opened ({@link #batchReadAhead}) was found by the scan another slot
+     * of the task ran over the same window: it cost no scan of its own.
+     */
+    default void batchReadAheadWithoutScan(int slot) {
+    }
+
+    /**
      * The first chunk of a batch read ahead went to Kafka before the batch in front of it was
      * acked (at-least-once; see {@link SlotPoller}).
      */

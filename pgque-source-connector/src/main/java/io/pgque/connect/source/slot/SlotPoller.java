@@ -685,6 +685,9 @@ public final class SlotPoller implements TickReceiver {
         }
         readAheads.opened(ahead);
         events.batchReadAhead(slot.slot());
+        if (ahead.shared()) {
+            events.batchReadAheadWithoutScan(slot.slot());
+        }
         return Opened.OPENED;
     }
 
