@@ -474,6 +474,22 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_ticks(s pgque.subscription, i_consum
     i_window_events bigint, OUT from_tick bigint, OUT to_tick bigint)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
+    w record := pgque.read_ahead_ticks_after(s, i_consumer, i_batch_id, NULL, i_window_events);
+BEGIN
+    from_tick := w.from_tick;
+    to_tick := w.to_tick;
+END
+$$;
+
+-- Internal: read_ahead_ticks from tick i_after_tick on rather than from the open batch's end: for
+-- a reader that has read ahead the batch after the open one (up to i_after_tick) and reads the one
+-- after that too. The events of a window are fixed once its later tick exists, so reading it
+-- early is safe; opening it (open_read_ahead_partitioned) still waits until the slot stands at
+-- its first tick. NULL i_after_tick: the open batch's end.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_ticks_after(s pgque.subscription, i_consumer text, i_batch_id bigint,
+    i_after_tick bigint, i_window_events bigint, OUT from_tick bigint, OUT to_tick bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
     v_last pgque.tick;
     v_next pgque.tick;
 BEGIN
@@ -484,7 +500,12 @@ BEGIN
     IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
         RETURN; -- not the open batch (any more): nothing to read ahead of
     END IF;
-    SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = s.sub_next_tick;
+    IF i_after_tick < s.sub_next_tick THEN
+        RAISE EXCEPTION 'pgque.read_ahead_after_query: tick % is before the end of open batch % (tick %)',
+            i_after_tick, i_batch_id, s.sub_next_tick USING ERRCODE = '22023';
+    END IF;
+    SELECT * INTO v_last FROM pgque.tick
+     WHERE tick_queue = s.sub_queue AND tick_id = coalesce(i_after_tick, s.sub_next_tick);
     v_next := pgque.next_batch_end(v_last, NULL, NULL, NULL, pgque.resize_tick_cap(s.sub_queue, i_consumer),
                                    i_window_events);
     IF v_next.tick_id IS NULL THEN
@@ -529,8 +550,28 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_plan(i_queue text, i_consumer text, 
     OUT snap1 pg_snapshot, OUT snap2 pg_snapshot)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
+    p record := pgque.read_ahead_plan_after(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, NULL,
+                                            i_window_events);
+BEGIN
+    batch_id := p.batch_id;
+    from_tick := p.from_tick;
+    to_tick := p.to_tick;
+    queue := p.queue;
+    sub_id := p.sub_id;
+    snap1 := p.snap1;
+    snap2 := p.snap2;
+END
+$$;
+
+-- Internal: read_ahead_plan for the window after tick i_after_tick (see read_ahead_ticks_after).
+CREATE OR REPLACE FUNCTION pgque.read_ahead_plan_after(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_after_tick bigint, i_window_events bigint,
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT queue pgque.queue, OUT sub_id int4,
+    OUT snap1 pg_snapshot, OUT snap2 pg_snapshot)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
     s pgque.subscription := pgque.slot_check(i_queue, i_consumer, i_slot, i_n, i_worker, false);
-    w record := pgque.read_ahead_ticks(s, i_consumer, i_batch_id, i_window_events);
+    w record := pgque.read_ahead_ticks_after(s, i_consumer, i_batch_id, i_after_tick, i_window_events);
 BEGIN
     IF w.to_tick IS NULL THEN
         RETURN;
@@ -582,6 +623,41 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_slots_query(i_queue text, i_consumer
     OUT slots_query text)
 RETURNS SETOF record
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+        SELECT * FROM pgque.read_ahead_queries(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, NULL,
+                                               i_window_events, i_max, i_slots);
+END
+$$;
+
+-- (addition) read_ahead_slots_query for the batch after the one read ahead: the window from tick
+-- i_after_tick (the to_tick a read-ahead named) on, while batch i_batch_id is still the slot's
+-- open batch. A reader that streams large batches reads two ahead this way, so the read of a
+-- batch overlaps the sending of the one before it, not only of its own predecessor's tail. The
+-- window's events are fixed once its later tick exists; open_read_ahead_partitioned opens it only
+-- once the slot stands at i_after_tick (and refuses it otherwise). NULL i_after_tick is
+-- read_ahead_slots_query. No row when i_batch_id is not the open batch or no window follows;
+-- 22023 for a tick before the open batch's end.
+CREATE OR REPLACE FUNCTION pgque.read_ahead_after_query(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_after_tick bigint, i_window_events bigint, i_max int, i_slots int[],
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text, OUT any_order_query text,
+    OUT slots_query text)
+RETURNS SETOF record
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+        SELECT * FROM pgque.read_ahead_queries(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_after_tick,
+                                               i_window_events, i_max, i_slots);
+END
+$$;
+
+-- Internal: read_ahead_slots_query and read_ahead_after_query (NULL i_after_tick: the former).
+CREATE OR REPLACE FUNCTION pgque.read_ahead_queries(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_after_tick bigint, i_window_events bigint, i_max int, i_slots int[],
+    OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text, OUT any_order_query text,
+    OUT slots_query text)
+RETURNS SETOF record
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     p record;
     v_slots int[];
@@ -594,7 +670,8 @@ BEGIN
         RAISE EXCEPTION 'pgque.read_ahead_slots_query: slots must be between 0 and %, got %', i_n - 1, i_slots
             USING ERRCODE = '22023';
     END IF;
-    p := pgque.read_ahead_plan(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_window_events);
+    p := pgque.read_ahead_plan_after(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_after_tick,
+                                     i_window_events);
     IF p.batch_id IS NULL THEN
         RETURN;
     END IF;

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 
@@ -70,10 +71,20 @@ public final class ReadAheadGroup {
      * @throws IllegalArgumentException for a slot not in the group
      */
     public Optional<ReadAhead> readAheadPage(int slot, long batchId, int max) {
+        return consumer.readAheadPage(member(slot), batchId, null, max, this);
+    }
+
+    /** {@link SlotConsumer#readAheadPageAfter} for one of the group's slots, sharing scans as {@link #readAheadPage} does. */
+    public Optional<ReadAhead> readAheadPageAfter(int slot, long batchId, ReadAhead previous, int max) {
+        Objects.requireNonNull(previous, "previous");
+        return consumer.readAheadPage(member(slot), batchId, previous.toTick(), max, this);
+    }
+
+    private int member(int slot) {
         if (!slots.contains(slot)) {
             throw new IllegalArgumentException("slot " + slot + " is not one of " + slots);
         }
-        return consumer.readAheadPage(slot, batchId, max, this);
+        return slot;
     }
 
     /** Batches read ahead from a window another slot's scan had read, without a scan of their own. */

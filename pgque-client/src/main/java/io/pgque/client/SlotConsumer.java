@@ -7,6 +7,7 @@ package io.pgque.client;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -59,6 +60,8 @@ public final class SlotConsumer {
             + "from pgque.read_ahead_query(?, ?, ?, ?, ?, ?, ?::bigint, ?)";
     private static final String READ_AHEAD_SLOTS_QUERY = "select batch_id, from_tick, to_tick, query, "
             + "any_order_query, slots_query from pgque.read_ahead_slots_query(?, ?, ?, ?, ?, ?, ?::bigint, ?, ?)";
+    private static final String READ_AHEAD_AFTER_QUERY = "select batch_id, from_tick, to_tick, query, "
+            + "any_order_query, slots_query from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?, ?::int[])";
     private static final String OPEN_READ_AHEAD = "select pgque.open_read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String HAS_READ_AHEAD = "select to_regprocedure("
             + "'pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)') is not null";
@@ -86,6 +89,9 @@ public final class SlotConsumer {
     /** Whether the installed engine reads ahead for several slots in one scan (engine 0.3.3). */
     private final EngineFunction readAheadSlotsQuery =
             new EngineFunction("pgque.read_ahead_slots_query(text, text, int, int, text, bigint, bigint, int, int[])");
+    /** Whether the installed engine reads ahead the batch after a batch read ahead (engine 0.3.4). */
+    private final EngineFunction readAheadAfterQuery = new EngineFunction(
+            "pgque.read_ahead_after_query(text, text, int, int, text, bigint, bigint, bigint, int, int[])");
 
     SlotConsumer(Connections db, String queue, String consumer, int n, String workerId) {
         this(db, queue, consumer, n, workerId, null);
@@ -413,7 +419,21 @@ public final class SlotConsumer {
      * round trip).
      */
     public Optional<ReadAhead> readAheadPage(int slot, long batchId, int max) {
-        return readAheadPage(slot, batchId, max, null);
+        return readAheadPage(slot, batchId, null, max, null);
+    }
+
+    /**
+     * {@link #readAheadPage(int, long, int)} one batch further: the batch that will follow
+     * {@code previous}, a batch read ahead after open batch {@code batchId} and not opened yet. A
+     * reader streaming large batches reads two ahead this way, so that reading a batch overlaps
+     * sending the whole batch before it rather than only its end. Open it with
+     * {@link #ackAndOpen} once {@code previous} is the open batch and acked; the engine refuses it
+     * (false) if the slot moved otherwise in between. Empty when nothing follows {@code previous}
+     * yet, when {@code batchId} is no longer the slot's open batch, and with an engine before 0.3.4.
+     */
+    public Optional<ReadAhead> readAheadPageAfter(int slot, long batchId, ReadAhead previous, int max) {
+        Objects.requireNonNull(previous, "previous");
+        return readAheadPage(slot, batchId, previous.toTick(), max, null);
     }
 
     /**
@@ -427,13 +447,16 @@ public final class SlotConsumer {
         return new ReadAheadGroup(this, slots);
     }
 
-    /** {@link #readAheadPage(int, long, int)}, sharing the scan with the group's other slots when there is one. */
-    Optional<ReadAhead> readAheadPage(int slot, long batchId, int max, ReadAheadGroup group) {
+    /**
+     * {@link #readAheadPage(int, long, int)} (after tick {@code afterTick} when not null, see
+     * {@link #readAheadPageAfter}), sharing the scan with the group's other slots when there is one.
+     */
+    Optional<ReadAhead> readAheadPage(int slot, long batchId, Long afterTick, int max, ReadAheadGroup group) {
         WholeBatch.checkPageSize(max);
         long[] ticks = new long[2];
         boolean[] fromGroup = new boolean[1];
         List<Message> read = db.run(what("read ahead of batch " + batchId + " on slot " + slot), c -> {
-            if (!engineHasReadAhead(c)) {
+            if (!engineHasReadAhead(c) || afterTick != null && !readAheadAfterQuery.in(c)) {
                 return List.of();
             }
             if (!readAheadQuery.in(c)) {
@@ -444,10 +467,13 @@ public final class SlotConsumer {
                 }, queue, consumer, slot, n, workerId, batchId, windowEvents, BatchPage.probeSize(max));
             }
             boolean shared = group != null && group.shares() && readAheadSlotsQuery.in(c);
-            List<String[]> queries = shared
+            Array others = shared ? c.createArrayOf("int4", group.othersThan(slot)) : null;
+            List<String[]> queries = afterTick != null
+                    ? Sql.list(c, READ_AHEAD_AFTER_QUERY, rs -> readAheadPlan(rs, ticks, true), queue, consumer, slot, n,
+                            workerId, batchId, afterTick, windowEvents, BatchPage.probeSize(max), others)
+                    : shared
                     ? Sql.list(c, READ_AHEAD_SLOTS_QUERY, rs -> readAheadPlan(rs, ticks, true), queue, consumer, slot, n,
-                            workerId, batchId, windowEvents, BatchPage.probeSize(max),
-                            c.createArrayOf("int4", group.othersThan(slot)))
+                            workerId, batchId, windowEvents, BatchPage.probeSize(max), others)
                     : Sql.list(c, READ_AHEAD_QUERY, rs -> readAheadPlan(rs, ticks, false), queue, consumer, slot, n,
                             workerId, batchId, windowEvents, BatchPage.probeSize(max));
             if (queries.isEmpty()) {

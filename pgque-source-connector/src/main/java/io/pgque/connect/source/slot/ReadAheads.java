@@ -84,6 +84,33 @@ final class ReadAheads {
         }
     }
 
+    /**
+     * Once {@code next} (the read-ahead of the batch after open batch {@code batchId}) is read,
+     * reads the batch after that one too, on the same thread, so that a slot streaming batches of
+     * a chunk or more finds each batch read before it needs it (one read-ahead per batch left too
+     * little time: read during the batch before it, it still ran for most of that batch's sending,
+     * and a late one left Kafka idle at the boundary). Only a batch read in one page is read on
+     * from; empty when {@code next} is not such a batch or nothing follows it yet, and with an
+     * engine before 0.3.4.
+     */
+    CompletableFuture<Optional<ReadAhead>> after(int slot, long batchId, CompletableFuture<Optional<ReadAhead>> next) {
+        int pageEvents = pageEvents();
+        return next.thenApplyAsync(read -> read.filter(this::readsOnFrom)
+                .flatMap(previous -> group.readAheadPageAfter(slot, batchId, previous, pageEvents)), thread);
+    }
+
+    /** A batch read ahead in one page, of a chunk or more: the slot is behind, and another batch likely follows. */
+    private boolean readsOnFrom(ReadAhead read) {
+        return read.batch().rest() == null && !read.batch().first().full()
+                && read.batch().first().messages().size() >= chunkSize;
+    }
+
+    /** {@link #start}, empty where that reads nothing (no connection spare for a cursor). */
+    CompletableFuture<Optional<ReadAhead>> startOrNone(int slot, long batchId, boolean large) {
+        CompletableFuture<Optional<ReadAhead>> next = start(slot, batchId, large);
+        return next != null ? next : CompletableFuture.completedFuture(Optional.empty());
+    }
+
     /** Most events a batch read ahead without a cursor holds; a larger one comes as a full page of this many. */
     int pageEvents() {
         return (int) Math.min((long) chunkSize * pageChunks, Integer.MAX_VALUE - 1);

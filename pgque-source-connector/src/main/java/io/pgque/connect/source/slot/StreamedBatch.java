@@ -53,6 +53,8 @@ public final class StreamedBatch implements DeliveryTicket {
     /** The slot's next batch, being read ahead while this one streams; null when none is. */
     private CompletableFuture<Optional<ReadAhead>> ahead;
     private long aheadSince;
+    /** The batch after {@link #ahead}, read ahead once that one is read; null when none is. */
+    private CompletableFuture<Optional<ReadAhead>> afterAhead;
 
     /**
      * @param epoch     the lease epoch it was read under (0 where there is no lease)
@@ -197,6 +199,18 @@ public final class StreamedBatch implements DeliveryTicket {
     public void readingAhead(CompletableFuture<Optional<ReadAhead>> next, long now) {
         ahead = next;
         aheadSince = now;
+    }
+
+    /** The batch after the slot's next one is being read ahead too (see {@link SlotPoller}). */
+    public void readingAfterAhead(CompletableFuture<Optional<ReadAhead>> afterNext) {
+        afterAhead = afterNext;
+    }
+
+    /** The read-ahead of the batch after the next one, handed over to the caller (null when there is none). */
+    public CompletableFuture<Optional<ReadAhead>> takeAfterAhead() {
+        CompletableFuture<Optional<ReadAhead>> taken = afterAhead;
+        afterAhead = null;
+        return taken;
     }
 
     /** True while the next batch is being read ahead. */
