@@ -15,6 +15,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -39,6 +41,15 @@ final class ClientTesting {
             throw new UncheckedIOException(e);
         }
         return EmbeddedPg.newDatabase(prefix);
+    }
+
+    /** Sends {@code events} events in one batch, payloads {@code prefix-i}, over 25 partition keys. */
+    static void sendKeyed(PgQue pq, String queue, String prefix, int events) {
+        List<Event> batch = new ArrayList<>();
+        for (int i = 0; i < events; i++) {
+            batch.add(Event.of("t", prefix + "-" + i).withPartitionKey("key-" + (i % 25)));
+        }
+        pq.producer().sendBatch(queue, batch);
     }
 
     /** Makes the queue tick now: force, then tick, each in its own transaction. */

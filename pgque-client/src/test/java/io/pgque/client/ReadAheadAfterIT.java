@@ -16,7 +16,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,12 +65,20 @@ class ReadAheadAfterIT {
     private record Slot(SlotConsumer consumer, Batch open) {
     }
 
+    /** A slot at its first batch, its next batch read ahead and the one after that. */
+    private record TwoAhead(SlotConsumer consumer, Batch open, ReadAhead next, ReadAhead afterNext) {
+    }
+
+    private static TwoAhead readTwoAhead(String q, int ticks) {
+        Slot s = slotWithTicksAhead(reader, q, ticks);
+        SlotConsumer w = s.consumer();
+        ReadAhead next = w.readAheadPage(SLOT, s.open().batchId(), 1_000).orElseThrow();
+        ReadAhead afterNext = w.readAheadPageAfter(SLOT, s.open().batchId(), next, 1_000).orElseThrow();
+        return new TwoAhead(w, s.open(), next, afterNext);
+    }
+
     private static void sendKeyed(String q, String prefix, int events) {
-        List<Event> batch = new ArrayList<>();
-        for (int i = 0; i < events; i++) {
-            batch.add(Event.of("t", prefix + "-" + i).withPartitionKey("key-" + (i % 25)));
-        }
-        admin.producer().sendBatch(q, batch);
+        ClientTesting.sendKeyed(admin, q, prefix, events);
     }
 
     private static List<String> payloads(ReadAhead ahead) {
@@ -84,10 +91,10 @@ class ReadAheadAfterIT {
 
     @Test
     void theBatchAfterABatchReadAheadIsTheOneTheSlotReadsOnceThatOneIsOpen() {
-        Slot s = slotWithTicksAhead(reader, "q_after_turn", 3);
+        TwoAhead s = readTwoAhead("q_after_turn", 3);
         SlotConsumer w = s.consumer();
-        ReadAhead next = w.readAheadPage(SLOT, s.open().batchId(), 1_000).orElseThrow();
-        ReadAhead afterNext = w.readAheadPageAfter(SLOT, s.open().batchId(), next, 1_000).orElseThrow();
+        ReadAhead next = s.next();
+        ReadAhead afterNext = s.afterNext();
         assertEquals(next.toTick(), afterNext.fromTick(), "it starts where the batch read ahead ends");
         assertNotEquals(next.batchId(), afterNext.batchId());
         assertTrue(payloads(next).stream().allMatch(p -> p.startsWith("tick1-")), payloads(next).toString());
@@ -111,14 +118,12 @@ class ReadAheadAfterIT {
 
     @Test
     void aBatchReadTwoAheadDoesNotOpenOutOfTurnAndNothingIsSkipped() {
-        Slot s = slotWithTicksAhead(reader, "q_after_order", 2);
+        TwoAhead s = readTwoAhead("q_after_order", 2);
         SlotConsumer w = s.consumer();
-        ReadAhead next = w.readAheadPage(SLOT, s.open().batchId(), 1_000).orElseThrow();
-        ReadAhead afterNext = w.readAheadPageAfter(SLOT, s.open().batchId(), next, 1_000).orElseThrow();
 
-        assertFalse(w.ackAndOpen(SLOT, s.open().batchId(), afterNext), "the slot stands at the tick before it");
+        assertFalse(w.ackAndOpen(SLOT, s.open().batchId(), s.afterNext()), "the slot stands at the tick before it");
         Batch received = w.receive(SLOT).orElseThrow();
-        assertEquals(payloads(next), payloads(received.messages()), "the skipped window comes next, whole");
+        assertEquals(payloads(s.next()), payloads(received.messages()), "the skipped window comes next, whole");
     }
 
     @Test
@@ -193,11 +198,7 @@ class ReadAheadAfterIT {
         SlotConsumer w = pq.slotConsumer(q, "g", N, "w").catchingUp(1);
         w.subscribe();
         for (int t = 0; t < 3; t++) {
-            List<Event> events = new ArrayList<>();
-            for (int i = 0; i < 40; i++) {
-                events.add(Event.of("t", "tick" + t + "-" + i).withPartitionKey("key-" + (i % 25)));
-            }
-            pq.producer().sendBatch(q, events);
+            ClientTesting.sendKeyed(pq, q, "tick" + t, 40);
             tick(pq, q);
         }
         w.claim(SLOT, TTL).orElseThrow();

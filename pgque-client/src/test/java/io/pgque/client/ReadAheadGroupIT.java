@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgque.testing.EmbeddedPg;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,11 +78,7 @@ class ReadAheadGroupIT {
     }
 
     private static void sendKeyed(String q, String prefix, int events) {
-        List<Event> batch = new ArrayList<>();
-        for (int i = 0; i < events; i++) {
-            batch.add(Event.of("t", prefix + "-" + i).withPartitionKey("key-" + (i % 25)));
-        }
-        admin.producer().sendBatch(q, batch);
+        ClientTesting.sendKeyed(admin, q, prefix, events);
     }
 
     /** What a read of each slot alone gives: payloads in order. */
