@@ -6,6 +6,9 @@ package io.pgque.bench;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -71,15 +74,32 @@ final class PlainTableLoop {
      * Reads every row in id order through a cursor ({@link #FETCH_SIZE} rows a round trip;
      * pgjdbc uses a portal only with autocommit off) and sends each as the connector's record
      * for that event (with its six headers, or with none); waits for the last acknowledgement.
+     * With {@code bytes} the payload goes as the bytes the driver received (ByteArraySerializer),
+     * as the connector's {@code pgque.value.format=bytes} sends it; otherwise as a string.
      * Returns the rows sent.
      */
     static long drain(Connection own, String bootstrapServers, String table, String topic, boolean headers,
-                      Map<String, String> producerOverrides) throws Exception {
+                      boolean bytes, Map<String, String> producerOverrides) throws Exception {
+        return bytes
+                ? drain(own, bootstrapServers, table, topic, headers, producerOverrides, new ByteArraySerializer(),
+                        rs -> rs.getBytes(4))
+                : drain(own, bootstrapServers, table, topic, headers, producerOverrides, new StringSerializer(),
+                        rs -> rs.getString(4));
+    }
+
+    /** The payload column of the current row, as the loop sends it. */
+    private interface PayloadColumn<V> {
+        V read(ResultSet rs) throws SQLException;
+    }
+
+    private static <V> long drain(Connection own, String bootstrapServers, String table, String topic,
+                                  boolean headers, Map<String, String> producerOverrides, Serializer<V> values,
+                                  PayloadColumn<V> payload) throws Exception {
         AtomicReference<Exception> failure = new AtomicReference<>();
         long sent = 0;
         own.setAutoCommit(false);
-        try (KafkaProducer<String, String> producer = SourceTaskProducer.create(bootstrapServers, "plain-" + topic,
-                producerOverrides);
+        try (KafkaProducer<String, V> producer = SourceTaskProducer.create(bootstrapServers, "plain-" + topic,
+                producerOverrides, values);
              PreparedStatement ps = own.prepareStatement("select id, type, key, payload from " + table
                      + " order by id")) {
             ps.setFetchSize(FETCH_SIZE);
@@ -87,9 +107,9 @@ final class PlainTableLoop {
                 while (rs.next()) {
                     long id = rs.getLong(1);
                     // A batch id like the queue's: one per tick of 1,000 events.
-                    producer.send(headers ? SourceTaskProducer.record(topic, rs.getString(3), rs.getString(4), id,
+                    producer.send(headers ? SourceTaskProducer.record(topic, rs.getString(3), payload.read(rs), id,
                             rs.getString(2), SourceLoader.batchOf(id), 0)
-                            : new ProducerRecord<>(topic, rs.getString(3), rs.getString(4)), (metadata, e) -> {
+                            : new ProducerRecord<>(topic, rs.getString(3), payload.read(rs)), (metadata, e) -> {
                                 if (e != null) {
                                     failure.compareAndSet(null, e);
                                 }

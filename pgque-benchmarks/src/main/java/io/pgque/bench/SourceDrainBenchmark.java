@@ -28,7 +28,8 @@ import java.util.Map;
  * Beside it the engine loop of {@link SourceBridge} and the connector in ordered mode with 1
  * slot / 1 task, 4 slots / 2 tasks (at-least-once and exactly-once) and, on request, 4 slots /
  * 4 tasks, the 1/1 and 4/2 rows with one tick per batch (no catch-up window), and the plain loop
- * and the 1/1 connector writing records without headers ({@code plainh}, {@code c1x1h}).
+ * and the 1/1 connector writing records without headers ({@code plainh}, {@code c1x1h}), and
+ * both sending the payload's bytes instead of a string ({@code plainb}, {@code c1x1b}).
  *
  * <p>Each round loads one queue (after subscribing one consumer per path, so every path drains
  * the very same events) and one plain table with the same documents; the paths then run one
@@ -53,6 +54,8 @@ final class SourceDrainBenchmark {
     private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
     private static final int ROUNDS = Integer.getInteger("source.drain.rounds", 3);
     private static final int PARTITIONS = Integer.getInteger("source.drain.partitions", 3);
+    /** How many of the busiest threads a run names ({@code source.drain.threads}). */
+    private static final int BUSIEST_THREADS = Integer.getInteger("source.drain.threads", 4);
     private static final boolean PG_STATS = Boolean.getBoolean("source.drain.pgstats");
     private static final String JFR_DIR = System.getProperty("source.drain.jfr", "");
     private static final long JFR_PERIOD_MS = Long.getLong("source.drain.jfr.period.ms", 10);
@@ -89,6 +92,8 @@ final class SourceDrainBenchmark {
     private static final Map<String, String> STRING_HEADERS = Map.of("header.converter",
             "org.apache.kafka.connect.storage.StringConverter");
     private static final Map<String, String> WINDOW_10000 = Map.of("pgque.batch.catchup.max.events", "10000");
+    private static final Map<String, String> BYTE_VALUES = Map.of("pgque.value.format", "bytes",
+            "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
 
     private static final List<Route> ROUTES = routes();
 
@@ -96,6 +101,8 @@ final class SourceDrainBenchmark {
         List<Route> all = new ArrayList<>(List.of(
                 new Route("plain", "plain table: cursor (fetch 1000), KafkaProducer", Kind.PLAIN, 0, 0, false),
                 new Route("plainh", "plain table, records without headers", Kind.PLAIN, 0, 0, false, NO_HEADERS),
+                new Route("plainb", "plain table, payload bytes (ByteArraySerializer)", Kind.PLAIN, 0, 0, false,
+                        BYTE_VALUES),
                 new Route("ctable", "Connect task reading the plain table (the framework's ceiling)", Kind.TABLE_TASK,
                         1, 1, false),
                 new Route("ctableh", "Connect task reading the plain table, records without headers", Kind.TABLE_TASK,
@@ -119,6 +126,7 @@ final class SourceDrainBenchmark {
         variants.put("o", Map.entry("no send-ahead", NO_SEND_AHEAD));
         variants.put("w", Map.entry("catch-up window 2500", WINDOW_2500));
         variants.put("s", Map.entry("StringConverter for headers", STRING_HEADERS));
+        variants.put("b", Map.entry("payload bytes, ByteArrayConverter", BYTE_VALUES));
         variants.forEach((suffix, v) -> {
             all.add(connector(suffix, 1, 1, false, v.getKey(), v.getValue()));
             all.add(connector(suffix, 4, 2, false, v.getKey(), v.getValue()));
@@ -237,14 +245,15 @@ final class SourceDrainBenchmark {
             long compilingBefore = JIT.getTotalCompilationTime();
             ThreadCpu threadsBefore = ThreadCpu.now();
             AppendSpan span = switch (r.kind()) {
-                case PLAIN -> plain(side, table, topic, events, !r.settings().equals(NO_HEADERS));
+                case PLAIN -> plain(side, table, topic, events, !r.settings().equals(NO_HEADERS),
+                        r.settings().equals(BYTE_VALUES));
                 case TABLE_TASK -> tableTask(c, side, jdbcUrl, table, topic, events, !r.settings().equals(NO_HEADERS));
                 case ENGINE -> BacklogRounds.engineLoop(server, side, queue, r.id(), topic, events);
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
             CpuUse used = CpuUse.now(postmaster).since(before);
             long compilingMs = JIT.getTotalCompilationTime() - compilingBefore;
-            String busiest = ThreadCpu.now().busiestSince(threadsBefore, span.seconds(), 4);
+            String busiest = ThreadCpu.now().busiestSince(threadsBefore, span.seconds(), BUSIEST_THREADS);
             if (measured) {
                 cpu.computeIfAbsent(r, k -> new ArrayList<>()).add(used);
             }
@@ -319,10 +328,10 @@ final class SourceDrainBenchmark {
         return recording;
     }
 
-    private AppendSpan plain(SourceKafkaSide kafka, String table, String topic, int events, boolean headers)
-            throws Exception {
+    private AppendSpan plain(SourceKafkaSide kafka, String table, String topic, int events, boolean headers,
+                             boolean bytes) throws Exception {
         try (Connection own = server.connect()) {
-            long sent = PlainTableLoop.drain(own, kafka.bootstrapServers(), table, topic, headers, PRODUCER);
+            long sent = PlainTableLoop.drain(own, kafka.bootstrapServers(), table, topic, headers, bytes, PRODUCER);
             if (sent != events) {
                 throw new IllegalStateException("the plain table held " + sent + " rows, not " + events);
             }

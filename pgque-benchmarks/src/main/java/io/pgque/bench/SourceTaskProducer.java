@@ -7,6 +7,7 @@ package io.pgque.bench;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.nio.charset.StandardCharsets;
@@ -34,6 +35,12 @@ final class SourceTaskProducer {
      * @param overrides producer settings beyond Connect's, as a connector's {@code producer.override.*}
      */
     static KafkaProducer<String, String> create(String bootstrapServers, String clientId, Map<String, String> overrides) {
+        return create(bootstrapServers, clientId, overrides, new StringSerializer());
+    }
+
+    /** As {@link #create(String, String, Map)}, the values written by {@code values}. */
+    static <V> KafkaProducer<String, V> create(String bootstrapServers, String clientId, Map<String, String> overrides,
+                                               Serializer<V> values) {
         Map<String, Object> props = new HashMap<>();
         if (!clientId.isEmpty()) {
             props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -47,16 +54,16 @@ final class SourceTaskProducer {
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, SourceBenchmark.PRODUCER_BATCH_SIZE);
         props.putAll(overrides);
-        return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+        return new KafkaProducer<>(props, new StringSerializer(), values);
     }
 
     /**
      * The record the connector writes for an event: key, value and the six provenance headers,
      * as text (Connect's default header converter writes them so).
      */
-    static ProducerRecord<String, String> record(String topic, String key, String value, long eventId, String type,
-                                                 long batchId, int retryCount) {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, value);
+    static <V> ProducerRecord<String, V> record(String topic, String key, V value, long eventId, String type,
+                                                long batchId, int retryCount) {
+        ProducerRecord<String, V> record = new ProducerRecord<>(topic, key, value);
         header(record, "pgque.event.id", eventId);
         header(record, "pgque.event.type", type);
         header(record, "pgque.batch.id", batchId);
@@ -66,7 +73,7 @@ final class SourceTaskProducer {
         return record;
     }
 
-    private static void header(ProducerRecord<String, String> record, String name, Object value) {
+    private static void header(ProducerRecord<String, ?> record, String name, Object value) {
         if (value != null) {
             record.headers().add(name, String.valueOf(value).getBytes(StandardCharsets.UTF_8));
         }

@@ -26,8 +26,12 @@ final class Rows {
         return "(extract(epoch from " + intervalExpression + ") * 1000000)::bigint";
     }
 
+    /**
+     * The payload is taken as the bytes the driver received (text comes as UTF-8 to a pgjdbc
+     * client), not decoded: {@link Message} decodes it only if asked for the string.
+     */
     static Message message(ResultSet rs) throws SQLException {
-        return new Message(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4),
+        return Message.ofUtf8(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getBytes(4),
                 rs.getInt(5), instant(rs, 6), rs.getString(7), rs.getString(8), rs.getString(9),
                 rs.getString(10));
     }

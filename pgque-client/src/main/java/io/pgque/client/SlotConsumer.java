@@ -549,8 +549,7 @@ public final class SlotConsumer {
     private static List<Message> asBatch(List<Message> read, long batchId) {
         List<Message> messages = new ArrayList<>(read.size());
         for (Message m : read) {
-            messages.add(new Message(m.msgId(), batchId, m.type(), m.payload(), m.retryCount(), m.createdAt(),
-                    m.extra1(), m.extra2(), m.extra3(), m.extra4()));
+            messages.add(m.inBatch(batchId));
         }
         return messages;
     }

@@ -7,6 +7,7 @@ package io.pgque.client;
 import static io.pgque.client.ClientTesting.awaitBatch;
 import static io.pgque.client.ClientTesting.queryLong;
 import static io.pgque.client.ClientTesting.tick;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -101,6 +103,21 @@ class ProduceConsumeIT {
         assertNull(c.payload());
         assertEquals("k3", c.partitionKey());
         assertTrue(batch.messages().stream().allMatch(m -> m.batchId() == batch.batchId()));
+        pq.consumer().ack(batch);
+    }
+
+    /** A payload arrives as the bytes the database sent: UTF-8 whatever it holds, decoded only on request. */
+    @Test
+    void payloadBytesAreTheTextInUtf8() {
+        String q = queueWithConsumer("q_bytes");
+        String text = "{\"name\":\"Jürgen \u65e5\u672c \uD83D\uDE00\",\"path\":\"C:\\\\tmp\",\"q\":\"\\\"\"}";
+        long id = pq.producer().send(q, "t", text);
+        Batch batch = awaitBatch(pq, q, "c");
+        Message m = byId(batch, id);
+        assertArrayEquals(text.getBytes(StandardCharsets.UTF_8), m.payloadBytes());
+        assertEquals(text, m.payload());
+        assertEquals(new Message(m.msgId(), m.batchId(), m.type(), text, m.retryCount(), m.createdAt(), m.extra1(),
+                m.extra2(), m.extra3(), m.extra4()), m, "equal to the message made from the text");
         pq.consumer().ack(batch);
     }
 

@@ -35,7 +35,9 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -95,17 +97,11 @@ class SourceConnectorIT {
     @Test
     void envelopeValuesAndTheChosenHeadersReachAKafkaConsumer() throws Exception {
         String queue = "envelopes";
-        pg.createQueue(queue);
-        connect.kafka().createTopic(queue, 1);
-        Map<String, String> config = fixture.connectorConfig("envelope-src", queue, 1, 1);
-        config.put("pgque.ticker.enabled", "true");
-        config.put("pgque.value.format", "envelope");
-        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("value.converter.schemas.enable", "true");
-        // Only what this consumer reads; an extra still only when the event has it.
-        config.put("pgque.headers", "pgque.event.id, pgque.extra3");
-        connect.configureConnector("envelope-src", config);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("envelope-src", 1, "source did not start");
+        startOneTaskSource("envelope-src", queue, Map.of("pgque.value.format", "envelope",
+                "value.converter", "org.apache.kafka.connect.json.JsonConverter",
+                "value.converter.schemas.enable", "true",
+                // Only what this consumer reads; an extra still only when the event has it.
+                "pgque.headers", "pgque.event.id, pgque.extra3"));
 
         pg.send(queue, List.of(
                 new Event("invoice.paid", "{\"amount\":12.5}", "tenant-1", null, "trace-7", null),
@@ -114,21 +110,11 @@ class SourceConnectorIT {
         ObjectMapper json = new ObjectMapper();
         Map<String, JsonNode> byKey = new HashMap<>();
         Map<String, List<String>> headersByKey = new HashMap<>();
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "it-envelopes");
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
-        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumerAndSubscribeTo(props, queue)) {
-            while (byKey.size() < 2) {
-                assertTrue(System.nanoTime() < deadline, "only " + byKey.keySet() + " arrived in time");
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    String key = new String(record.key(), StandardCharsets.UTF_8);
-                    byKey.put(key, json.readTree(record.value()));
-                    List<String> headers = new ArrayList<>();
-                    record.headers().forEach(h -> headers.add(h.key() + "=" + new String(h.value(), StandardCharsets.UTF_8)));
-                    headersByKey.put(key, headers);
-                }
-            }
+        for (Map.Entry<String, ConsumerRecord<byte[], byte[]>> e : readByKey(queue, 2).entrySet()) {
+            byKey.put(e.getKey(), json.readTree(e.getValue().value()));
+            List<String> headers = new ArrayList<>();
+            e.getValue().headers().forEach(h -> headers.add(h.key() + "=" + new String(h.value(), StandardCharsets.UTF_8)));
+            headersByKey.put(e.getKey(), headers);
         }
         JsonNode paid = byKey.get("tenant-1");
         assertEquals("io.pgque.Event", paid.at("/schema/name").asText(), paid.toString());
@@ -153,6 +139,40 @@ class SourceConnectorIT {
         assertEquals(List.of("pgque.event.id=" + byKey.get("tenant-2").at("/payload/id").asLong()),
                 headersByKey.get("tenant-2"));
         connect.deleteConnector("envelope-src");
+    }
+
+    /**
+     * pgque.value.format=bytes through ByteArrayConverter: Kafka holds each payload's UTF-8 bytes,
+     * what StringConverter writes for the text, multi-byte characters and all; and validate refuses
+     * the two pairings of format and converter that would garble or fail every record.
+     */
+    @Test
+    void bytesValuesReachKafkaAsThePayloadsUtf8AndMismatchedConvertersAreRefused() throws Exception {
+        String queue = "payload_bytes";
+        startOneTaskSource("bytes-src", queue, Map.of("pgque.value.format", "bytes",
+                "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter"));
+
+        Map<String, String> sent = Map.of("k-1", "{\"name\":\"J\u00fcrgen \u65e5\u672c \uD83D\uDE00\"}",
+                "k-2", "plain text, not JSON", "k-3", "");
+        List<Event> events = new ArrayList<>();
+        sent.forEach((key, payload) -> events.add(Event.of("t", payload).withPartitionKey(key)));
+        events.add(Event.of("t", null).withPartitionKey("k-null"));
+        pg.send(queue, events);
+
+        Map<String, byte[]> byKey = new HashMap<>();
+        readByKey(queue, events.size()).forEach((key, record) -> byKey.put(key, record.value()));
+        sent.forEach((key, payload) -> assertArrayEquals(payload.getBytes(StandardCharsets.UTF_8), byKey.get(key),
+                "the payload of " + key + " as UTF-8"));
+        assertNull(byKey.get("k-null"), "an event without a payload is a record without a value");
+        connect.deleteConnector("bytes-src");
+
+        Map<String, String> asText = fixture.connectorConfig("bytes-src", queue, 1, 1);
+        asText.put("pgque.value.format", "bytes");
+        asText.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+        assertError(asText, "pgque.value.format", "would write as \"[B@...\"");
+        Map<String, String> textAsBytes = fixture.connectorConfig("bytes-src", queue, 1, 1);
+        textAsBytes.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        assertError(textAsBytes, "pgque.value.format", "set pgque.value.format=bytes");
     }
 
     /** (b) With fewer tasks than slots, slots that get no events still move, so none pins rotation. */
@@ -329,6 +349,36 @@ class SourceConnectorIT {
 
     private static ConnectorOffsets request(Map<String, ?> partition, Map<String, ?> offset) {
         return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
+    }
+
+    /** Queue and topic {@code queue}, and connector {@code name} on it with one slot, one task and the ticker, running. */
+    private static void startOneTaskSource(String name, String queue, Map<String, String> settings)
+            throws InterruptedException {
+        pg.createQueue(queue);
+        connect.kafka().createTopic(queue, 1);
+        Map<String, String> config = fixture.connectorConfig(name, queue, 1, 1);
+        config.put("pgque.ticker.enabled", "true");
+        config.putAll(settings);
+        connect.configureConnector(name, config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "source did not start");
+    }
+
+    /** The first {@code count} keys' records of {@code topic} (the last record of each key), read from the start. */
+    private static Map<String, ConsumerRecord<byte[], byte[]>> readByKey(String topic, int count) {
+        Map<String, ConsumerRecord<byte[], byte[]>> byKey = new HashMap<>();
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "it-by-key-" + topic);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = connect.kafka().createConsumerAndSubscribeTo(props, topic)) {
+            while (byKey.size() < count) {
+                assertTrue(System.nanoTime() < deadline, "only " + byKey.keySet() + " arrived in time");
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    byKey.put(new String(record.key(), StandardCharsets.UTF_8), record);
+                }
+            }
+        }
+        return byKey;
     }
 
     private static void assertError(Map<String, String> config, String key, String text) {

@@ -15,6 +15,7 @@ import org.apache.kafka.common.config.ConfigException;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -105,6 +106,19 @@ public class SourceConfig extends AbstractConfig {
 
     public ValueFormat valueFormat() {
         return ValueFormat.CHOICE.parse(SourceConfigDef.VALUE_FORMAT, getString(SourceConfigDef.VALUE_FORMAT));
+    }
+
+    /**
+     * The value converter named in the connector's own configuration ({@code value.converter}),
+     * as a class name; empty when the worker's applies, which a connector cannot see.
+     */
+    public Optional<String> valueConverter() {
+        Object converter = originals().get(SourceConfigDef.VALUE_CONVERTER);
+        if (converter instanceof Class) {
+            return Optional.of(((Class<?>) converter).getName());
+        }
+        return converter == null || converter.toString().isBlank() ? Optional.empty()
+                : Optional.of(converter.toString().trim());
     }
 
     /** The provenance headers every record carries. */

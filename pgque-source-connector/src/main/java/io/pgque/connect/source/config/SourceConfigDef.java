@@ -40,6 +40,11 @@ public final class SourceConfigDef {
 
     public static final String TOPIC = "topic";
     public static final String VALUE_FORMAT = "pgque.value.format";
+    /** Connect's own key, read to catch a value format its converter cannot write. */
+    public static final String VALUE_CONVERTER = "value.converter";
+    public static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
+    public static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
+    public static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
     public static final String PARTITIONER = "pgque.kafka.partitioner";
     public static final String PARTITIONS = "pgque.kafka.partitions";
     public static final String HEADERS = "pgque.headers";
@@ -140,7 +145,9 @@ public final class SourceConfigDef {
                         + "text; json parses it into a schemaless Map/List (a payload that is not JSON fails the task); "
                         + "envelope is the whole event as a Struct with a fixed schema io.pgque.Event (id, type, "
                         + "payload as text, time, extra1..extra4, retry_count), for schema-based converters "
-                        + "(Avro, Protobuf, JSON Schema, JsonConverter with schemas.enable=true)."),
+                        + "(Avro, Protobuf, JSON Schema, JsonConverter with schemas.enable=true); bytes is the payload's "
+                        + "UTF-8 bytes as the database sent them, for ByteArrayConverter (the same bytes in Kafka as "
+                        + "string with StringConverter, without decoding and encoding every payload)."),
                 KAFKA_GROUP, ++order, Width.SHORT, "Value format", ValueFormat.CHOICE.recommender());
         def.define(PARTITIONER, Type.STRING, KafkaPartitioner.CHOICE.label(PARTITIONER_DEFAULT),
                 KafkaPartitioner.CHOICE.validator(), Importance.MEDIUM,

@@ -57,6 +57,7 @@ public final class SourceConfigRules {
                     + "partition count: set " + SourceConfigDef.PARTITIONS + " (or "
                     + SourceConfigDef.TOPIC_CREATION_PARTITIONS + ")");
         }
+        checkValueConverter(config, problems);
         Integer maxTasks = parseTasksMax(tasksMax);
         if (ordered && config.slotsSet() && maxTasks != null && maxTasks > config.slots()) {
             add(problems, SourceConfigDef.SLOTS, SourceConfigDef.TASKS_MAX + "=" + maxTasks + " is more than "
@@ -96,6 +97,36 @@ public final class SourceConfigRules {
             add(problems, SourceConfigDef.CONSUMER, "consumer '" + config.consumer() + "' contains '.', which "
                     + cooperative + " cannot use (the engine names workers \"<consumer>.<worker>\"): set "
                     + SourceConfigDef.CONSUMER + " to a name without '.'");
+        }
+    }
+
+    /**
+     * The pairings that would fail or garble every record: byte[] values through StringConverter
+     * (written as "[B@...") or JsonConverter (base64 text instead of the payload), and anything
+     * but byte[] through ByteArrayConverter. Only a converter named in the connector's
+     * configuration can be checked.
+     */
+    private static void checkValueConverter(SourceConfig config, Map<String, List<String>> problems) {
+        String converter = config.valueConverter().orElse("");
+        String format = SourceConfigDef.VALUE_FORMAT + "=" + ValueFormat.CHOICE.label(config.valueFormat());
+        String bytes = SourceConfigDef.VALUE_FORMAT + "=" + ValueFormat.CHOICE.label(ValueFormat.BYTES);
+        if (config.valueFormat() == ValueFormat.BYTES && converter.equals(SourceConfigDef.STRING_CONVERTER)) {
+            add(problems, SourceConfigDef.VALUE_FORMAT, format + " gives byte[] values, which "
+                    + SourceConfigDef.VALUE_CONVERTER + "=" + converter + " would write as \"[B@...\", not as the "
+                    + "payload: set " + SourceConfigDef.VALUE_CONVERTER + "=" + SourceConfigDef.BYTE_ARRAY_CONVERTER
+                    + ", or " + SourceConfigDef.VALUE_FORMAT + "=" + ValueFormat.CHOICE.label(ValueFormat.STRING));
+        }
+        if (config.valueFormat() == ValueFormat.BYTES && converter.equals(SourceConfigDef.JSON_CONVERTER)) {
+            add(problems, SourceConfigDef.VALUE_FORMAT, format + " gives byte[] values, which "
+                    + SourceConfigDef.VALUE_CONVERTER + "=" + converter + " would write as base64 text, not as the "
+                    + "payload: set " + SourceConfigDef.VALUE_FORMAT + "=" + ValueFormat.CHOICE.label(ValueFormat.JSON)
+                    + " (JSON payloads) or " + ValueFormat.CHOICE.label(ValueFormat.ENVELOPE) + ", or "
+                    + SourceConfigDef.VALUE_CONVERTER + "=" + SourceConfigDef.BYTE_ARRAY_CONVERTER);
+        }
+        if (config.valueFormat() != ValueFormat.BYTES && converter.equals(SourceConfigDef.BYTE_ARRAY_CONVERTER)) {
+            add(problems, SourceConfigDef.VALUE_FORMAT, SourceConfigDef.VALUE_CONVERTER + "=" + converter
+                    + " takes only byte[] values, and " + format + " does not give them (every record would fail "
+                    + "in the converter): set " + bytes + " for the payload's bytes, or another converter");
         }
     }
 

@@ -13,7 +13,13 @@ public enum ValueFormat {
     /** The payload parsed as JSON into schemaless Maps, Lists and scalars. */
     JSON,
     /** The whole event as a Struct with a declared schema, for schema-based converters. */
-    ENVELOPE;
+    ENVELOPE,
+    /**
+     * The payload's UTF-8 bytes as the database sent them, with an optional bytes schema, for
+     * {@code ByteArrayConverter}: the same bytes in Kafka as {@link #STRING} with
+     * {@code StringConverter}, without decoding the text and encoding it again.
+     */
+    BYTES;
 
     public static final EnumChoice<ValueFormat> CHOICE = EnumChoice.of(ValueFormat.class);
 }

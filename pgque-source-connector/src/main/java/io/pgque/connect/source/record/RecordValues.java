@@ -6,6 +6,7 @@ package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
 import io.pgque.connect.source.config.ValueFormat;
+import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.DataException;
 
@@ -23,7 +24,14 @@ public interface RecordValues {
 
     /** The values {@code format} asks for. */
     static RecordValues of(ValueFormat format) {
-        return format == ValueFormat.ENVELOPE ? new EventEnvelope() : ofPayload(PayloadConverter.of(format));
+        switch (format) {
+            case ENVELOPE:
+                return new EventEnvelope();
+            case BYTES:
+                return (message, where) -> new SchemaAndValue(Schema.OPTIONAL_BYTES_SCHEMA, message.payloadBytes());
+            default:
+                return ofPayload(PayloadConverter.of(format));
+        }
     }
 
     /** The value is the payload alone, converted by {@code payloads}. */

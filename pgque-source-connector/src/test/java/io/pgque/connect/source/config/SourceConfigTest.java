@@ -223,6 +223,33 @@ class SourceConfigTest {
     }
 
     @Test
+    void theValueFormatMustSuitAValueConverterNamedInTheConnector() {
+        String bytes = "org.apache.kafka.connect.converters.ByteArrayConverter";
+        String text = "org.apache.kafka.connect.storage.StringConverter";
+        Map<String, String> props = with("pgque.value.format", "bytes");
+        assertEquals(ValueFormat.BYTES, new SourceConfig(props).valueFormat());
+        assertTrue(rules(props, null).isEmpty(), "the worker's converter is not known: nothing to check");
+        props.put("value.converter", text);
+        String message = rules(props, null).get("pgque.value.format").get(0);
+        assertTrue(message.contains("value.converter=" + bytes) && message.contains("pgque.value.format=string"),
+                message);
+        props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        message = rules(props, null).get("pgque.value.format").get(0);
+        assertTrue(message.contains("base64") && message.contains("pgque.value.format=json"), message);
+        props.put("value.converter", bytes);
+        assertTrue(rules(props, null).isEmpty());
+        for (String format : List.of("string", "json", "envelope")) {
+            props.put("pgque.value.format", format);
+            message = rules(props, null).get("pgque.value.format").get(0);
+            assertTrue(message.contains("pgque.value.format=" + format) && message.contains("pgque.value.format=bytes"),
+                    message);
+        }
+        props.put("value.converter", text);
+        props.put("pgque.value.format", "string");
+        assertTrue(rules(props, null).isEmpty());
+    }
+
+    @Test
     void aConsumerNameIsNeededFromSomewhere() {
         Map<String, String> props = minimal();
         props.remove("name");

@@ -14,6 +14,7 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -86,6 +88,17 @@ class RecordFactoryTest {
 
         record.ticket().delivered();
         assertEquals(1, delivered.get());
+    }
+
+    @Test
+    void theBytesFormatGivesThePayloadsUtf8WithABytesSchema() {
+        TrackedRecord record = factory("orders", ValueFormat.BYTES, KafkaPartitionChooser.byKey())
+                .create(EVENT, 3, 11, () -> { });
+        assertEquals(Schema.OPTIONAL_BYTES_SCHEMA, record.valueSchema());
+        assertArrayEquals(EVENT.payload().getBytes(StandardCharsets.UTF_8), (byte[]) record.value());
+        Message none = new Message(43, 7, "t", null, 0, CREATED, "k", null, null, null);
+        assertNull(factory("orders", ValueFormat.BYTES, KafkaPartitionChooser.byKey()).create(none, 3, 11, () -> { })
+                .value());
     }
 
     @Test
