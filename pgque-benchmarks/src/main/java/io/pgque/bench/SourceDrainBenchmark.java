@@ -115,7 +115,8 @@ final class SourceDrainBenchmark {
                 connector("", 4, 4, false, "at_least_once", Map.of()),
                 connector("k", 4, 4, false, "chunks of 4000", CHUNK_4000),
                 connector("n", 4, 2, true, "no read-ahead", NO_READ_AHEAD),
-                connector("w", 4, 2, true, "catch-up window 2500", WINDOW_2500)));
+                connector("w", 4, 2, true, "catch-up window 2500", WINDOW_2500),
+                connector("b", 4, 2, true, "payload bytes, ByteArrayConverter", BYTE_VALUES)));
         // The variants priced at one slot and at four slots on two tasks alike.
         Map<String, Map.Entry<String, Map<String, String>>> variants = new LinkedHashMap<>();
         variants.put("k", Map.entry("chunks of 4000", CHUNK_4000));
