@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,10 +86,17 @@ class ResizeConcurrencyIT {
         List<Delivery> deliveries = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Future<?>> tasks = new ArrayList<>();
 
+        // The controller hands the producer its events in portions, so each slot count is sure to
+        // see events sent after its seal: without the gate a fast producer could finish before the
+        // shrink began, and n=3 would read nothing.
+        Semaphore allowance = new Semaphore(EVENTS / 5);
         tasks.add(pool.submit(() -> {
             try (Connection c = ds.getConnection()) {
                 c.setAutoCommit(true);
                 for (int i = 0; i < EVENTS; i++) {
+                    if (!allowance.tryAcquire(120, TimeUnit.SECONDS)) {
+                        fail("the controller allowed no further event after " + i);
+                    }
                     String key = "k" + (i % KEYS);
                     sent.put(Pq.send(c, q, "t", Integer.toString(i), key), key);
                     sentCount.incrementAndGet();
@@ -117,18 +125,23 @@ class ResizeConcurrencyIT {
             tasks.add(pool.submit(() -> work(q, worker, stop, deliveries)));
         }
 
-        // The controller: grow, an aborted resize, shrink, each while the producer runs.
+        // The controller: grow, an aborted resize, shrink, each while the producer runs. Each
+        // resize begins before the producer may send the next portion, which then flows while the
+        // old slots drain.
         awaitSent(sentCount, EVENTS / 5);
-        resizeTo(q, 8);
+        resizeTo(q, 8, () -> allowance.release(EVENTS / 2 - EVENTS / 5));
         awaitSent(sentCount, EVENTS / 2);
         Db.exec(ds, "select pgque.begin_resize(?, ?, ?)", q, "c", 6);
-        Db.await(Duration.ofSeconds(60), Duration.ofMillis(20), "some old-slot progress before the abort",
-                () -> deliveries.size() > EVENTS / 2);
+        allowance.release(EVENTS * 3 / 4 - EVENTS / 2);
+        // While the resize is pending the old slots read on up to its seal, which every event
+        // sent so far is before; the events of the portion just allowed wait for the abort.
+        Db.await(Duration.ofSeconds(60), Duration.ofMillis(20), "the old slots drained to the seal before the abort",
+                () -> deliveries.size() >= EVENTS / 2);
         assertEquals(8, Db.one(ds, Integer.class, "select pgque.abort_resize(?, ?)", q, "c"));
         awaitSent(sentCount, EVENTS * 3 / 4);
         // The shrink runs on tables that have rotated at least once since the queue was made.
         Db.await(Duration.ofSeconds(60), Duration.ofMillis(20), "a rotation", () -> rotations.get() >= 1);
-        resizeTo(q, 3);
+        resizeTo(q, 3, () -> allowance.release(EVENTS - EVENTS * 3 / 4));
 
         Db.await(Duration.ofSeconds(120), Duration.ofMillis(50), "every event delivered",
                 () -> !producing.get() && deliveries.size() >= sent.size());
@@ -175,8 +188,10 @@ class ResizeConcurrencyIT {
                 + "on c.co_id = s.sub_consumer where c.co_name not like 'c#%/3'"), "only the n=3 slots remain");
     }
 
-    private static void resizeTo(String q, int n) {
+    /** Resizes to {@code n}, running {@code afterBegin} once the new set is sealed in and before it drains. */
+    private static void resizeTo(String q, int n, Runnable afterBegin) {
         Db.exec(ds, "select pgque.begin_resize(?, ?, ?)", q, "c", n);
+        afterBegin.run();
         Db.await(Duration.ofSeconds(120), Duration.ofMillis(20), "resize to " + n + " ready",
                 () -> Boolean.TRUE.equals(Db.one(ds, Boolean.class, "select pgque.resize_ready(?, ?)", q, "c")));
         assertEquals(n, Db.one(ds, Integer.class, "select pgque.complete_resize(?, ?)", q, "c"));

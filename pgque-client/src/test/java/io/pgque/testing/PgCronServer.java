@@ -4,6 +4,7 @@
  */
 package io.pgque.testing;
 
+import org.junit.jupiter.api.Assumptions;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
@@ -41,6 +42,8 @@ public final class PgCronServer implements AutoCloseable {
     private static final Path CRON_CONTROL = Paths.get(System.getProperty("pgque.pgcron.control",
             "/usr/share/postgresql/15/extension/pg_cron.control"));
     private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
+    private static final String REQUIREMENT = "pgque.test.pgcron";
+    private static final boolean REQUIRED = requirement();
 
     private final Path dataDir;
     private final int port;
@@ -51,11 +54,22 @@ public final class PgCronServer implements AutoCloseable {
         this.port = port;
     }
 
-    /** Initialises and starts a new cluster; fails (never skips) when the packages are missing. */
+    /**
+     * Initialises and starts a new cluster. When the packages are missing, the calling test class
+     * is skipped with one line saying what it needs, unless {@code -Dpgque.test.pgcron=required}
+     * or the environment's {@code PGQUE_TEST_PGCRON=required} (which {@code .ci/run} sets) makes
+     * their absence a failure.
+     */
     public static PgCronServer start() {
         if (!Files.isExecutable(BIN.resolve("initdb")) || !Files.exists(CRON_CONTROL)) {
-            throw new IllegalStateException("PostgreSQL 15 with pg_cron is needed (" + BIN + "/initdb, " + CRON_CONTROL
-                    + "): apt-get install -y postgresql-15 postgresql-15-cron, as .ci/run does");
+            String suite = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass().getSimpleName();
+            String need = suite + " needs PostgreSQL 15 with pg_cron (" + BIN + "/initdb, " + CRON_CONTROL
+                    + "): apt-get install -y postgresql-15 postgresql-15-cron, as .ci/run does";
+            if (REQUIRED) {
+                throw new IllegalStateException(need + " (required by -D" + REQUIREMENT + " or PGQUE_TEST_PGCRON)");
+            }
+            System.out.println("[skipped] " + need + "; -D" + REQUIREMENT + "=required or PGQUE_TEST_PGCRON=required makes this a failure");
+            Assumptions.abort(need);
         }
         try {
             Path dir = ROOT ? Files.createTempDirectory(Paths.get("/tmp"), "pgque-pgcron-")
@@ -179,6 +193,18 @@ public final class PgCronServer implements AutoCloseable {
             throw new IllegalStateException("failed (exit " + p.exitValue() + "): " + command + "\n"
                     + Files.readString(log, StandardCharsets.UTF_8));
         }
+    }
+
+    private static boolean requirement() {
+        String value = System.getProperty(REQUIREMENT, "");
+        if (value.isEmpty()) {
+            value = System.getenv().getOrDefault("PGQUE_TEST_PGCRON", "");
+        }
+        return switch (value) {
+            case "", "auto" -> false;
+            case "required" -> true;
+            default -> throw new IllegalArgumentException(REQUIREMENT + " must be auto or required, not: " + value);
+        };
     }
 
     private static int freePort() throws IOException {
