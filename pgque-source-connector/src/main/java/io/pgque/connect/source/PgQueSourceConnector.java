@@ -54,7 +54,7 @@ public class PgQueSourceConnector extends SourceConnector {
 
     /**
      * Checks the configuration only. The database work (engine, consumer and slots) is the
-     * tasks' ({@link io.pgque.connect.source.slot.ConsumerSetup}): a database that is down while
+     * tasks' ({@link io.pgque.connect.source.task.SetupLoop}): a database that is down while
      * the connector is deployed must not leave it FAILED; live checks belong to validate().
      */
     @Override

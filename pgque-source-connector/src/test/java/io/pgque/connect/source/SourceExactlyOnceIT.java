@@ -5,7 +5,7 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
-import io.pgque.connect.source.record.EventHeaders;
+import io.pgque.connect.source.config.EventHeaders;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;

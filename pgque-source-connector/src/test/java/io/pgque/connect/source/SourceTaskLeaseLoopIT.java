@@ -5,7 +5,7 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.SlotConsumer;
-import io.pgque.connect.source.record.EventHeaders;
+import io.pgque.connect.source.config.EventHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -9,7 +9,6 @@ import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.common.template.Template;
-import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigException;
 

@@ -9,7 +9,6 @@ import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.OptionalRange;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
-import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.NonEmptyString;

@@ -6,7 +6,7 @@ package io.pgque.connect.source.config;
 
 import io.pgque.client.Message;
 import io.pgque.connect.common.config.DeliveryGuarantee;
-import io.pgque.connect.source.record.EventHeaders;
+import io.pgque.connect.source.config.EventHeaders;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
