@@ -11,8 +11,9 @@ import java.util.List;
 
 /**
  * One chunk of one reader per poll: the first lane in round-robin order from the cursor that
- * yields records is served, so a busy or empty lane never starves the others; every other
- * delivered batch is just acked. With transactions (a cooperative member) each chunk is one.
+ * yields records is served, so a busy or empty lane never starves the others; delivered batches
+ * the pass meets after it are just acked. With transactions (a cooperative member) each chunk is
+ * one.
  */
 final class OneChunk implements HandOver {
 
@@ -31,9 +32,10 @@ final class OneChunk implements HandOver {
     @Override
     public boolean serve(List<SourceRecord> out, long now, boolean tick) {
         int count = lanes.size();
-        int from = cursor;
         for (int i = 0; i < count; i++) {
-            int index = (from + i) % count;
+            // Once a lane yields, the cursor moves past it and the pass goes on from there: the
+            // lanes it then meets have their delivered batches acked on the side.
+            int index = (cursor + i) % count;
             Lane lane = lanes.get(index);
             if (out.isEmpty()) {
                 List<SourceRecord> chunk = steps.next(lane, now, tick);
