@@ -85,7 +85,7 @@ public final class ReadAheads implements AutoCloseable {
             @Override
             public boolean ackAndOpen(long done, ReadAhead ahead) throws LostException {
                 try {
-                    return consumer.ackAndOpen(slot, done, ahead);
+                    return consumer.slot(slot).afterAck(done).open(ahead);
                 } catch (SlotFencedException | SlotNotLeasedException e) {
                     throw new LostException(e);
                 }
@@ -161,7 +161,7 @@ public final class ReadAheads implements AutoCloseable {
     private Optional<ReadAhead> readWhole(int slot, long batchId) {
         Optional<ReadAhead> read;
         try {
-            read = consumer.readAhead(cursors, slot, batchId, chunkSize);
+            read = consumer.slot(slot).readAhead(cursors, batchId, chunkSize);
         } catch (RuntimeException e) {
             spare.release();
             throw e;

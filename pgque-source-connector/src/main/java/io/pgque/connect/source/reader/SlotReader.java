@@ -7,6 +7,7 @@ package io.pgque.connect.source.reader;
 import io.pgque.client.BatchNotFoundException;
 import io.pgque.client.BatchPage;
 import io.pgque.client.OpenedBatch;
+import io.pgque.client.Slot;
 import io.pgque.client.SlotConsumer;
 import io.pgque.client.SlotFencedException;
 import io.pgque.client.SlotLease;
@@ -30,7 +31,7 @@ public final class SlotReader implements BatchReader {
     private static final long NO_LEASE = -1;
 
     private final SlotConsumer consumer;
-    private final int slot;
+    private final Slot slot;
     private final Duration ttl;
     private final DataSource cursors;
     private final AheadReader ahead;
@@ -43,7 +44,7 @@ public final class SlotReader implements BatchReader {
      */
     public SlotReader(SlotConsumer consumer, int slot, Duration ttl, DataSource cursors, ReadAheads ahead) {
         this.consumer = consumer;
-        this.slot = slot;
+        this.slot = consumer.slot(slot);
         this.ttl = ttl;
         this.cursors = cursors;
         this.ahead = ahead == null ? null : ahead.forSlot(slot);
@@ -57,14 +58,15 @@ public final class SlotReader implements BatchReader {
 
     @Override
     public boolean claim() {
-        Optional<SlotLease> lease = consumer.claim(slot, ttl);
+        Optional<SlotLease> lease = slot.claim(ttl);
         if (lease.isEmpty()) {
-            log.debug("Slot {} of {} is held by another worker; trying again later", slot, consumer.consumer());
+            log.debug("Slot {} of {} is held by another worker; trying again later", slot.number(),
+                    consumer.consumer());
             return false;
         }
         id = id.withEpoch(lease.get().epoch());
-        log.info("Claimed slot {} of {} on queue {} as {} (epoch {})", slot, consumer.consumer(), consumer.queue(),
-                consumer.workerId(), id.epoch());
+        log.info("Claimed slot {} of {} on queue {} as {} (epoch {})", slot.number(), consumer.consumer(),
+                consumer.queue(), consumer.workerId(), id.epoch());
         return true;
     }
 
@@ -72,8 +74,7 @@ public final class SlotReader implements BatchReader {
     @Override
     public Optional<OpenedBatch> open(boolean whole, int max) throws LostException {
         try {
-            return whole ? consumer.receiveThroughCursor(cursors, slot, max)
-                    : consumer.receivePage(slot, max).map(SlotReader::firstPage);
+            return whole ? slot.receiveThroughCursor(cursors, max) : slot.receivePage(max).map(SlotReader::firstPage);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             throw new LostException(e);
         }
@@ -82,8 +83,8 @@ public final class SlotReader implements BatchReader {
     @Override
     public Optional<OpenedBatch> ackAndOpen(long done, boolean whole, int max) throws LostException {
         try {
-            return whole ? consumer.ackAndReceiveThroughCursor(cursors, slot, done, max)
-                    : consumer.ackAndReceivePage(slot, done, max).map(SlotReader::firstPage);
+            return whole ? slot.afterAck(done).receiveThroughCursor(cursors, max)
+                    : slot.afterAck(done).receivePage(max).map(SlotReader::firstPage);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             throw new LostException(e);
         }
@@ -92,7 +93,7 @@ public final class SlotReader implements BatchReader {
     @Override
     public RestOfBatch readOn(long batchId, long after) throws LostException {
         try {
-            return RestOfBatch.of(consumer.openRest(cursors, slot, batchId, after));
+            return RestOfBatch.of(slot.openRest(cursors, batchId, after));
         } catch (SlotFencedException | SlotNotLeasedException | BatchNotFoundException e) {
             throw new LostException(e);
         }
@@ -101,7 +102,7 @@ public final class SlotReader implements BatchReader {
     @Override
     public boolean ack(long batchId) throws LostException {
         try {
-            return consumer.ack(slot, batchId);
+            return slot.ack(batchId);
         } catch (SlotFencedException | SlotNotLeasedException e) {
             throw new LostException(e);
         }
@@ -109,13 +110,13 @@ public final class SlotReader implements BatchReader {
 
     @Override
     public void deadLetter(long msgId, String reason) {
-        consumer.deadLetter(slot, msgId, reason);
+        slot.deadLetter(msgId, reason);
     }
 
     /** Renews the lease by claiming again: a missing answer is not proof of loss, the ack will tell. */
     @Override
     public KeepAlive keepAlive() {
-        Optional<SlotLease> lease = consumer.claim(slot, ttl);
+        Optional<SlotLease> lease = slot.claim(ttl);
         if (lease.isEmpty()) {
             return KeepAlive.NOT_NOW;
         }
@@ -128,8 +129,8 @@ public final class SlotReader implements BatchReader {
 
     @Override
     public void release() {
-        boolean released = consumer.release(slot);
-        log.info("Released slot {} of {} (epoch {}){}", slot, consumer.consumer(), id.epoch(),
+        boolean released = slot.release();
+        log.info("Released slot {} of {} (epoch {}){}", slot.number(), consumer.consumer(), id.epoch(),
                 released ? "" : ": it was no longer ours");
     }
 

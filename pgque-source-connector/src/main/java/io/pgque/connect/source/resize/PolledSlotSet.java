@@ -65,7 +65,7 @@ public final class PolledSlotSet implements SlotSetReader {
     @Override
     public boolean release(int slot) {
         try {
-            return consumer.release(slot);
+            return consumer.slot(slot).release();
         } catch (RuntimeException e) {
             log.debug("Could not release slot {} of {}: {}", slot, consumer.consumer(), e.getMessage());
             return false;
