@@ -5,6 +5,7 @@
 package io.pgque.bench;
 
 import io.pgque.connect.sink.PgQueSinkConnector;
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -19,13 +20,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * Records per second through the sink connector against two raw baselines measured on the same
@@ -255,20 +256,10 @@ final class SinkBenchmark {
     }
 
     private EmbeddedConnectCluster startCluster() {
-        Map<String, String> worker = new HashMap<>();
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "10000");
-        Properties broker = new Properties();
-        broker.put("group.initial.rebalance.delay.ms", "0");
-        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
-                .name("sink-bench")
-                .numBrokers(1)
-                .numWorkers(1)
-                .brokerProps(broker)
-                .workerProps(worker)
-                .build();
-        connect.start();
-        return connect;
+        return EmbeddedConnect.cluster("sink-bench", 1)
+                .flushOffsetsEvery(Duration.ofSeconds(10))
+                .broker("group.initial.rebalance.delay.ms", "0")
+                .start();
     }
 
     private void preload(EmbeddedConnectCluster connect) {

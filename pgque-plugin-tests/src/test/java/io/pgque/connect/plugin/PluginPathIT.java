@@ -11,6 +11,7 @@ import io.pgque.client.Event;
 import io.pgque.client.Message;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.EmbeddedConnect;
 import jakarta.ws.rs.core.Response;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.connect.storage.StringConverter;
@@ -70,17 +71,10 @@ class PluginPathIT {
         createLogin(SINK_ROLE, "pgque_writer");
         createLogin(SOURCE_ROLE, "pgque_reader, pgque_admin"); // admin: the connector runs the ticker
 
-        Map<String, String> worker = new HashMap<>();
-        worker.put("plugin.path", pluginPath.toString());
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "1000");
-        connect = new EmbeddedConnectCluster.Builder()
-                .name("pgque-plugin-it")
-                .numWorkers(1)
-                .numBrokers(1)
-                .workerProps(worker)
-                .build();
-        connect.start();
+        connect = EmbeddedConnect.cluster("pgque-plugin-it", 1)
+                .worker("plugin.path", pluginPath.toString())
+                .flushOffsetsEvery(Duration.ofSeconds(1))
+                .start();
     }
 
     @AfterAll

@@ -13,6 +13,7 @@ import io.pgque.connect.plugin.process.ConnectRest;
 import io.pgque.connect.plugin.process.WorkerFile;
 import io.pgque.connect.plugin.process.WorkerProcess;
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.Await;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -350,15 +351,8 @@ class WorkerKillIT {
         }
     }
 
-    private static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(failure.get());
-            }
-            Thread.sleep(100);
-        }
+    private static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure) {
+        Await.until(failure, timeout, Duration.ofMillis(100), condition);
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -5,6 +5,7 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -20,7 +21,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,22 +44,11 @@ final class ConnectFixture implements AutoCloseable {
 
     ConnectFixture(QueueFixture pg, String name, int workers, Map<String, String> extraWorkerProps) {
         this.pg = pg;
-        Map<String, String> worker = new HashMap<>(extraWorkerProps);
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "1000");
-        // A single broker must be able to hold the transaction log, or transactional producers
-        // (exactly-once source tasks) cannot start.
-        Properties broker = new Properties();
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        this.connect = new EmbeddedConnectCluster.Builder()
-                .name(name)
-                .numWorkers(workers)
-                .numBrokers(1)
-                .brokerProps(broker)
-                .workerProps(worker)
-                .build();
-        connect.start();
+        this.connect = EmbeddedConnect.cluster(name, workers)
+                .flushOffsetsEvery(Duration.ofSeconds(1))
+                .singleBrokerTransactions()
+                .worker(extraWorkerProps)
+                .start();
     }
 
     @Override
