@@ -8,10 +8,15 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.StringWriter;
 
 /** Writing JSON text, and checking that text a record brings is one JSON value. */
@@ -22,7 +27,24 @@ final class JsonText {
             .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
             .build();
 
+    // Schemas of envelopes are read as trees (once per distinct schema), with numbers as
+    // JsonConverter reads them: every digit of a decimal default kept.
+    private static final JsonMapper SCHEMA_READER = JsonMapper.builder()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+            .build();
+
     private JsonText() {
+    }
+
+    /** A parser of {@code length} bytes of UTF-8 JSON from {@code offset}. */
+    static JsonParser parser(byte[] bytes, int offset, int length) throws IOException {
+        return MAPPER.createParser(bytes, offset, length);
+    }
+
+    /** One JSON value of {@code length} bytes from {@code offset}, as a tree. */
+    static JsonNode tree(byte[] bytes, int offset, int length) throws IOException {
+        return SCHEMA_READER.readTree(bytes, offset, length);
     }
 
     /** What {@link #write} writes: one JSON value. */
@@ -36,6 +58,9 @@ final class JsonText {
         StringWriter text = new StringWriter(1024);
         try (JsonGenerator out = MAPPER.createGenerator(text)) {
             body.writeTo(out);
+        } catch (StreamReadException e) {
+            // A body that reads as it writes (an envelope's payload): its caller reports where.
+            throw new UncheckedIOException(e);
         } catch (JsonProcessingException e) {
             throw new RecordRejectedException("cannot be written as JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
@@ -68,7 +93,8 @@ final class JsonText {
         }
     }
 
-    private static String position(JsonLocation location) {
+    /** Where an error is, never what is there (payloads may be sensitive). */
+    static String position(JsonLocation location) {
         return location == null ? "an unknown position"
                 : "line " + location.getLineNr() + ", column " + location.getColumnNr();
     }

@@ -43,13 +43,17 @@ final class PayloadEncoder {
     // everything else is converted, so the payload is always one valid JSON value.
     private static String json(Schema schema, Object value) {
         if (raw(schema, value)) {
-            String text = value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT);
-            // Checked before parsing so the reason names the real problem rather than a JSON error.
-            Nul.check("payload", text);
-            JsonText.requireJson(text, WHAT);
-            return text;
+            return jsonText(value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT));
         }
         return ConnectJson.text(schema, value);
+    }
+
+    /** Text a String (or bytes) value brings as its payload, once it is known to be one JSON value. */
+    static String jsonText(String text) {
+        // Checked before parsing so the reason names the real problem rather than a JSON error.
+        Nul.check("payload", text);
+        JsonText.requireJson(text, WHAT);
+        return text;
     }
 
     // Scalars as their plain text (a date is 2024-01-31, not "2024-01-31"); structures as JSON.
