@@ -171,7 +171,7 @@ final class EnvelopePayload {
         try {
             nullValue(in, fieldSchema, out);
         } catch (RecordRejectedException e) {
-            throw rejected(in, "has no member \"" + schema.fieldNames[field] + "\", which its schema requires");
+            throw rejected(in, "missing the member \"" + schema.fieldNames[field] + "\", which its schema requires");
         }
     }
 
@@ -482,6 +482,7 @@ final class EnvelopePayload {
             case TIME -> "a Time";
             case TIMESTAMP -> "a Timestamp";
             case ANY -> "any JSON value";
+            case INT8, INT16, INT32, INT64, ARRAY -> "an " + schema.kind.name().toLowerCase(java.util.Locale.ROOT);
             default -> "a " + schema.kind.name().toLowerCase(java.util.Locale.ROOT);
         };
     }
