@@ -60,6 +60,7 @@ final class ConnectJsonEnvelope {
     }
 
     private final EnvelopePayload writer = new EnvelopePayload();
+    private final JsonText.Output output = new JsonText.Output();
     private final Map<SchemaText, EnvelopeSchema> schemas = new HashMap<>();
     /** Most recently matched first. */
     private final Deque<Prefix> prefixes = new ArrayDeque<>();
@@ -141,6 +142,7 @@ final class ConnectJsonEnvelope {
         int schemaEnd = -1;
         int payloadStart = -1;
         int payloadEnd = -1;
+        boolean foreign = false;
         try (JsonParser in = JsonText.parser(bytes, 0, bytes.length)) {
             JsonToken first = in.nextToken();
             if (first != JsonToken.START_OBJECT) {
@@ -161,8 +163,7 @@ final class ConnectJsonEnvelope {
                     payloadStart = start;
                     payloadEnd = end;
                 } else {
-                    throw new RecordRejectedException("is not a JsonConverter envelope: it has members other than "
-                            + "one \"schema\" and one \"payload\"");
+                    foreign = true;
                 }
             }
             if (in.nextToken() != null) {
@@ -177,6 +178,10 @@ final class ConnectJsonEnvelope {
             throw new RecordRejectedException("is not a JsonConverter envelope: it has no \""
                     + (schemaStart < 0 ? "schema" : "payload") + "\" member (is the topic written by JsonConverter "
                     + "with schemas.enable=true?)");
+        }
+        if (foreign) {
+            throw new RecordRejectedException("is not a JsonConverter envelope: it has members other than "
+                    + "one \"schema\" and one \"payload\"");
         }
         EnvelopeSchema schema = schema(bytes, schemaStart, schemaEnd);
         if (schemaStart < payloadStart) {
@@ -278,6 +283,6 @@ final class ConnectJsonEnvelope {
         if (token == JsonToken.VALUE_STRING && schema.kind == EnvelopeSchema.Kind.BYTES) {
             return PayloadEncoder.jsonText(Utf8.decode(java.nio.ByteBuffer.wrap(in.getBinaryValue()), "payload"));
         }
-        return JsonText.write(out -> writer.write(in, schema, out, gather));
+        return output.write(out -> writer.write(in, schema, out, gather));
     }
 }

@@ -70,7 +70,8 @@ class EnvelopeRecordsTest {
                 new String[] {"[\"secret-text\"]", "not a JSON object"},
                 new String[] {"{\"payload\":{\"id\":1}}", "no \"schema\" member"},
                 new String[] {"{\"schema\":" + SCHEMA + "}", "no \"payload\" member"},
-                new String[] {"{\"id\":1,\"note\":\"secret-text\"}", "members other than"},
+                new String[] {"{\"id\":1,\"note\":\"secret-text\"}", "no \"schema\" member (is the topic written by "
+                        + "JsonConverter with schemas.enable=true?)"},
                 new String[] {"{\"schema\":" + SCHEMA + ",\"payload\":{\"id\":1},\"extra\":\"secret-text\"}",
                         "members other than"},
                 new String[] {"{\"schema\":" + SCHEMA + ",\"schema\":null,\"payload\":{\"id\":1}}", "members other than"},
