@@ -266,29 +266,7 @@ final class EnvelopePayload {
 
     private void schemaless(JsonParser in, JsonGenerator out) throws IOException {
         switch (in.currentToken()) {
-            case START_OBJECT -> {
-                EnvelopeSchema any = EnvelopeSchema.SCHEMALESS;
-                if (gathering) {
-                    Map<String, TokenBuffer> members = new LinkedHashMap<>();
-                    while (in.nextToken() == JsonToken.FIELD_NAME) {
-                        String name = in.currentName();
-                        in.nextToken();
-                        members.put(name, copy(in));
-                    }
-                    writeGathered(members, any, out);
-                    return;
-                }
-                out.writeStartObject();
-                MemberNames names = new MemberNames();
-                while (in.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = in.currentName();
-                    names.add(name);
-                    out.writeFieldName(name);
-                    in.nextToken();
-                    schemaless(in, out);
-                }
-                out.writeEndObject();
-            }
+            case START_OBJECT -> objectMap(in, EnvelopeSchema.SCHEMALESS_OBJECT, out);
             case START_ARRAY -> {
                 out.writeStartArray();
                 while (in.nextToken() != JsonToken.END_ARRAY) {

@@ -34,6 +34,10 @@ final class EnvelopeSchema {
 
     /** The root of an envelope whose schema is null. */
     static final EnvelopeSchema SCHEMALESS = new EnvelopeSchema(Kind.ANY, true, null, null, null, null, null, null);
+    /** A JSON object without a schema: JsonConverter reads it as a map of strings to schemaless values. */
+    static final EnvelopeSchema SCHEMALESS_OBJECT = new EnvelopeSchema(Kind.MAP, true, null, null,
+            new EnvelopeSchema(Kind.STRING, false, Schema.STRING_SCHEMA, null, null, null, null, null), SCHEMALESS,
+            null, null);
 
     private static final Map<String, Kind> TYPES = Map.of("boolean", Kind.BOOLEAN, "int8", Kind.INT8,
             "int16", Kind.INT16, "int32", Kind.INT32, "int64", Kind.INT64, "float", Kind.FLOAT32,
