@@ -32,7 +32,7 @@ DECLARE
     q pgque.queue;
 BEGIN
     IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl <= interval '0' THEN
-        RAISE EXCEPTION 'ttl must be a positive interval' USING ERRCODE = '22023',
+        RAISE EXCEPTION 'ttl must be a positive interval' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = format('Got %s; the TTL must also be finite.', coalesce(i_ttl::text, 'NULL'));
     END IF;
     q := pgque.find_queue(i_queue);
@@ -61,7 +61,7 @@ DECLARE
     v_id bigint;
 BEGIN
     IF i_idem_key IS NULL THEN
-        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     q := pgque.idem_prepare(i_queue, i_ttl);
     -- The primary key serialises racing senders of one key: the second waits for the first's
@@ -122,7 +122,7 @@ DECLARE
 BEGIN
     PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
     IF i_idem_keys IS NULL OR array_position(i_idem_keys, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = '22023',
+        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = format('Position %s of the idempotency keys is NULL.', coalesce(array_position(i_idem_keys, NULL), 0));
     END IF;
     q := pgque.idem_prepare(i_queue, i_ttl);
@@ -210,10 +210,12 @@ DECLARE
     q pgque.queue := pgque.find_queue(i_queue_name);
     v_count int;
 BEGIN
+    -- A key a producer is claiming right now is left for the next round: maintenance never
+    -- waits behind producers.
     DELETE FROM pgque.idem i
      WHERE i.ctid = ANY (ARRAY(SELECT x.ctid FROM pgque.idem x
                                 WHERE x.queue_id = q.queue_id AND x.expires_at < clock_timestamp()
-                                LIMIT 10000));
+                                LIMIT 10000 FOR UPDATE SKIP LOCKED));
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN CASE WHEN v_count >= 10000 THEN 1 ELSE 0 END;
 END

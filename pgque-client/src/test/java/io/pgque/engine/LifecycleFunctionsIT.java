@@ -230,8 +230,11 @@ class LifecycleFunctionsIT {
         Sql.SqlFailure e = org.junit.jupiter.api.Assertions.assertThrows(Sql.SqlFailure.class,
                 () -> admin.exec("select pgque.start()"));
         java.sql.SQLException cause = (java.sql.SQLException) e.getCause();
-        assertEquals("55000", cause.getSQLState());
-        assertTrue(cause.getMessage().contains("pg_cron extension is not installed."), cause.getMessage());
+        assertEquals("P0001", cause.getSQLState(), "raised as PgQue raises it");
+        assertEquals("55000", io.pgque.client.PgQueException.sqlStateOf(cause), "the engine's code travels with it");
+        assertTrue(cause.getMessage().contains("pg_cron extension is not installed. PgQue itself works without pg_cron, "
+                + "but pgque.start() schedules cron jobs. Install pg_cron first, or run pgque.ticker() and pgque.maint() "
+                + "manually."), "PgQue's whole message: " + cause.getMessage());
         assertTrue(cause.getMessage().contains("shared_preload_libraries"), "says what to do: " + cause.getMessage());
         admin.exec("select pgque.stop()");
         admin.exec("select pgque.stop()");
