@@ -80,7 +80,9 @@ $role_names$;
 -- The name of one of the engine's roles in this database: kind is reader, writer, admin or ticker.
 CREATE OR REPLACE FUNCTION pgque.role_name(i_kind text)
 RETURNS name
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT (role_prefix || '_' || i_kind)::name FROM pgque.engine_info
-     WHERE i_kind IN ('reader', 'writer', 'admin', 'ticker')
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT (role_prefix || '_' || i_kind)::name FROM pgque.engine_info
+             WHERE i_kind IN ('reader', 'writer', 'admin', 'ticker'));
+END
 $$;

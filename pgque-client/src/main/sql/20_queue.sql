@@ -187,10 +187,10 @@ BEGIN
     -- The queue's dead letters go with it (an admin's decision), and so do the consumer rows
     -- that only they kept.
     WITH gone AS (DELETE FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id RETURNING dl_consumer_id)
-    DELETE FROM pgque.consumer c
-     WHERE c.co_id IN (SELECT dl_consumer_id FROM gone)
-       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id)
-       AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = c.co_id AND d.dl_queue_id <> q.queue_id);
+    DELETE FROM pgque.consumer co
+     WHERE co.co_id IN (SELECT dl_consumer_id FROM gone)
+       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = co.co_id)
+       AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = co.co_id AND d.dl_queue_id <> q.queue_id);
     EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', pgque.event_table_name(q.queue_id, NULL));
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.event_seq_name(q.queue_id));

@@ -215,3 +215,20 @@ BEGIN
     RETURN pgque.send_batch(queue_name, 'default', payloads::text[]);
 END
 $$;
+
+-- PgQ's internal bulk primitive under send_batch: one event of type ev_type per element of
+-- ev_data_list (a NULL element is a NULL payload), ids returned in input order; an empty array
+-- for an empty input. For the owner only (revoked from every role): producers use send_batch.
+CREATE OR REPLACE FUNCTION pgque.insert_event_bulk(queue_name text, ev_type text, ev_data_list text[])
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.find_queue(insert_event_bulk.queue_name);
+BEGIN
+    IF coalesce(cardinality(ev_data_list), 0) = 0 THEN
+        RETURN '{}'::bigint[];
+    END IF;
+    RETURN pgque.insert_events_raw(q, array_fill(insert_event_bulk.ev_type, ARRAY[cardinality(ev_data_list)]),
+                                   ev_data_list, NULL, NULL, NULL, NULL);
+END
+$$;

@@ -216,7 +216,8 @@ BEGIN
           WHERE t.tick_queue = i_first.tick_queue AND t.tick_id > i_first.tick_id
             AND (i_cap IS NULL OR t.tick_id <= i_cap)
             AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
-            AND t.tick_event_seq - i_last.tick_event_seq <= i_window_events
+            -- Events, not ids: a forced tick's ids (tick_forced_ids) hold no event.
+            AND (t.tick_event_seq - t.tick_forced_ids) - (i_last.tick_event_seq - i_last.tick_forced_ids) <= i_window_events
           ORDER BY t.tick_id DESC
           LIMIT 1),
         i_first);

@@ -189,19 +189,19 @@ RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
-    pc pgque.partition_consumer;
+    v_pc pgque.partition_consumer;
     v_n int4;
 BEGIN
     -- The consumer's row, locked first: a resize (which locks it too) cannot start or end while
     -- the slot goes, and N is read under the lock.
-    SELECT * INTO pc FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
+    SELECT * INTO v_pc FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    v_n := pc.n;
-    IF pc.resize_state = 'draining' THEN
+    v_n := v_pc.n;
+    IF v_pc.resize_state = 'draining' THEN
         RAISE EXCEPTION 'cannot unsubscribe slot % of consumer % on queue % while it is being resized from % to % slots',
-            i_slot, i_consumer, i_queue, pc.n, pc.n_next
+            i_slot, i_consumer, i_queue, v_pc.n, v_pc.n_next
             USING ERRCODE = '55000',
                   HINT = 'Complete or abort the resize first (pgque.complete_resize(), pgque.abort_resize()), or unsubscribe the whole consumer with pgque.unsubscribe_partitioned().';
     END IF;

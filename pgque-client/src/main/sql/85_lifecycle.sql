@@ -195,9 +195,9 @@ DECLARE
     v_timetable_owner oid;
 BEGIN
     SELECT nspowner INTO v_timetable_owner FROM pg_namespace WHERE nspname = 'timetable';
-    IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = 'timetable'::regnamespace
+    IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable')
                                    AND proname = 'add_job')
-                 OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = 'timetable'::regnamespace
+                 OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable')
                                    AND proname = 'delete_job') THEN
         RAISE EXCEPTION 'pg_timetable schema/API is not installed. pgque.%() schedules the ticker with pg_timetable; install pg_timetable in this database first, or use pgque.start() (pg_cron), or run pgque.ticker() and pgque.maint() manually.',
             i_caller USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
@@ -207,7 +207,7 @@ BEGIN
         RAISE EXCEPTION 'untrusted pg_timetable schema owner: %', v_timetable_owner::regrole USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501',
             DETAIL = 'Schema timetable must be owned by a superuser or by the owner of schema pgque.';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = 'timetable'::regnamespace AND proname IN ('add_job', 'delete_job')
+    IF EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable') AND proname IN ('add_job', 'delete_job')
                   AND proowner <> v_timetable_owner) THEN
         RAISE EXCEPTION 'untrusted pg_timetable API owner: % must be owned by timetable schema owner', i_api
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501';
@@ -262,7 +262,7 @@ BEGIN
     UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL, ticker_loop_ms = 1000
      WHERE scheduler = 'pg_timetable';
     IF to_regnamespace('timetable') IS NULL
-       OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = 'timetable'::regnamespace AND proname = 'delete_job') THEN
+       OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable') AND proname = 'delete_job') THEN
         RETURN;
     END IF;
     FOR j IN SELECT * FROM pgque.timetable_schedule_sql() LOOP
@@ -503,29 +503,48 @@ LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
      ORDER BY 1
 $$;
 
--- Internal: the queues that still hold events some consumer has not acked (events after its
--- cursor, ticked or not, or waiting in the retry queue) or dead letters, with what they hold.
+-- Internal: the queues that still hold events some consumer has not acked (events in the queue's
+-- tables that its cursor's tick does not cover, ticked or not), retry events or dead letters,
+-- with what they hold.
 CREATE OR REPLACE FUNCTION pgque.uninstall_unconsumed()
 RETURNS TABLE (queue_name text, unconsumed text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT q.queue_name, concat_ws(', ',
-               CASE WHEN w.waiting > 0 THEN w.waiting || ' event(s) not yet acked by consumer ' || w.co_name END,
-               CASE WHEN r.retries > 0 THEN r.retries || ' retry event(s)' END,
-               CASE WHEN d.dead > 0 THEN d.dead || ' dead letter(s)' END)
-      FROM pgque.queue q
-      LEFT JOIN LATERAL (
-            SELECT c.co_name,
-                   (pgque.seq_last_value(pgque.event_seq_name(q.queue_id)) - q.queue_forced_ids)
-                   - (t.tick_event_seq - t.tick_forced_ids) AS waiting
-              FROM pgque.subscription s
-              JOIN pgque.consumer c ON c.co_id = s.sub_consumer
-              JOIN pgque.tick t ON t.tick_queue = s.sub_queue AND t.tick_id = s.sub_last_tick
-             WHERE s.sub_queue = q.queue_id
-             ORDER BY 2 DESC LIMIT 1) w ON true
-      LEFT JOIN LATERAL (SELECT count(*) AS retries FROM pgque.retry_queue rq WHERE rq.ev_queue = q.queue_id) r ON true
-      LEFT JOIN LATERAL (SELECT count(*) AS dead FROM pgque.dead_letter dl WHERE dl.dl_queue_id = q.queue_id) d ON true
-     WHERE coalesce(w.waiting, 0) > 0 OR r.retries > 0 OR d.dead > 0
-     ORDER BY q.queue_name
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue;
+    s record;
+    v_count bigint;
+    v_parts text[];
+BEGIN
+    FOR q IN SELECT * FROM pgque.queue ORDER BY pgque.queue.queue_name LOOP
+        v_parts := '{}';
+        FOR s IN SELECT c.co_name, sub.sub_id, t.tick_snapshot
+                   FROM pgque.subscription sub
+                   JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+                   JOIN pgque.tick t ON t.tick_queue = sub.sub_queue AND t.tick_id = sub.sub_last_tick
+                  WHERE sub.sub_queue = q.queue_id
+                  ORDER BY c.co_name LOOP
+            EXECUTE format('SELECT count(*) FROM %s e WHERE NOT pg_visible_in_snapshot(e.ev_txid, $1)
+                              AND (e.ev_owner IS NULL OR e.ev_owner = $2)', pgque.event_table_name(q.queue_id, NULL))
+               INTO v_count USING s.tick_snapshot, s.sub_id;
+            IF v_count > 0 THEN
+                v_parts := v_parts || format('%s event(s) not yet acked by consumer %s', v_count, s.co_name);
+            END IF;
+        END LOOP;
+        SELECT count(*) INTO v_count FROM pgque.retry_queue r WHERE r.ev_queue = q.queue_id;
+        IF v_count > 0 THEN
+            v_parts := v_parts || format('%s retry event(s)', v_count);
+        END IF;
+        SELECT count(*) INTO v_count FROM pgque.dead_letter d WHERE d.dl_queue_id = q.queue_id;
+        IF v_count > 0 THEN
+            v_parts := v_parts || format('%s dead letter(s)', v_count);
+        END IF;
+        IF cardinality(v_parts) > 0 THEN
+            queue_name := q.queue_name;
+            unconsumed := array_to_string(v_parts, ', ');
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+END
 $$;
 
 -- Removes the engine: unschedules its jobs and drops schema pgque with every queue and event in

@@ -235,6 +235,9 @@ BEGIN
     pgque.tick_seq_name(int4)
     FROM %I$f$, v_admin);
 
+    -- PgQ's bulk insert primitive is the owner's alone (producers use send_batch).
+    EXECUTE format('REVOKE ALL ON FUNCTION pgque.insert_event_bulk(text, text, text[]) FROM %I', v_admin);
+
     -- Removing the engine is for the schema's owner alone.
     EXECUTE format('REVOKE ALL ON FUNCTION pgque.uninstall(), pgque.uninstall(boolean), pgque.uninstall_dependents(),
                     pgque.uninstall_unconsumed() FROM %I', v_admin);
