@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS pgque.idem (
 CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
 ALTER TABLE pgque.idem DROP CONSTRAINT IF EXISTS idem_queue_id_fkey;
 
--- Internal: TTL check, and wiring of the queue's expired-key cleanup into maint() on first use.
+-- Internal: TTL check and the queue, locked against drop_queue for the transaction.
 CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)
 RETURNS pgque.queue
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -41,12 +41,8 @@ BEGIN
     IF NOT FOUND THEN
         q := pgque.find_queue(i_queue); -- dropped meanwhile: the usual "queue not found"
     END IF;
-    IF NOT 'pgque.maint_idem' = ANY (coalesce(q.queue_extra_maint, '{}'::text[])) THEN
-        UPDATE pgque.queue
-           SET queue_extra_maint = array_append(coalesce(queue_extra_maint, '{}'::text[]), 'pgque.maint_idem')
-         WHERE queue_id = q.queue_id
-           AND NOT 'pgque.maint_idem' = ANY (coalesce(queue_extra_maint, '{}'::text[]));
-    END IF;
+    -- maint() reaps expired keys of every queue; a send never writes the queue row (an update
+    -- here would hold the row against rotation until the producer commits).
     RETURN q;
 END
 $$;

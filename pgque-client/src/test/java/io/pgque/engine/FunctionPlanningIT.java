@@ -56,7 +56,6 @@ class FunctionPlanningIT {
             "timetable_jobs()",
             "timetable_schedule_sql()",
             "uninstall_dependents()",
-            "uninstall_unconsumed()",
             "unsubscribe_subconsumer(text,text,text,integer)",
             "version()",
             "version_at_least(text,text)");

@@ -129,8 +129,15 @@ class TrustBoundaryIT {
         SQLWarning w = sql.exec("select pgque.maint()");
         assertNotNull(w, "maint() says what it skipped");
         assertTrue(w.getMessage().contains("public.tb_not_ours"), w.getMessage());
+        // The engine's own (reaping expired idempotency keys) runs for every queue, listed or not.
         sql.exec("update pgque.queue set queue_extra_maint = '{pgque.maint_idem}' where queue_name = ?", q);
-        assertTrue(sql.oneLong("select pgque.maint()") >= 1, "the engine's own extra maintenance runs");
+        sql.exec("select * from pgque.send_idem(?, 't', 'x', 'k', '1 millisecond')", q);
+        Sql.await(java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(10), () ->
+                sql.oneLong("select count(*) from pgque.idem i join pgque.queue qq on qq.queue_id = i.queue_id"
+                        + " where qq.queue_name = ? and i.expires_at < clock_timestamp()", q) == 1);
+        assertEquals(null, sql.exec("select pgque.maint()"), "no warning for the engine's own");
+        assertEquals(0, sql.oneLong("select count(*) from pgque.idem i join pgque.queue qq on qq.queue_id = i.queue_id"
+                + " where qq.queue_name = ?", q), "expired keys reaped");
     }
 
     @Test
