@@ -161,15 +161,12 @@ BEGIN
 END
 $$;
 
--- Internal: the pg_timetable jobs start_timetable() manages: the same duties as the pg_cron jobs,
--- in pg_timetable's interval syntax.
+-- Internal: the pg_timetable jobs start_timetable() manages: the pg_cron jobs, at their periods
+-- in seconds, in pg_timetable's interval syntax.
 CREATE OR REPLACE FUNCTION pgque.timetable_jobs()
 RETURNS TABLE (job_name text, job_schedule text, job_command text)
 LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    VALUES ('pgque_ticker',       '@every 1 second',   'CALL pgque.ticker_loop()'),
-           ('pgque_retry',        '@every 30 seconds', 'SELECT pgque.maint_retry_events()'),
-           ('pgque_maint',        '@every 30 seconds', 'SELECT pgque.maint()'),
-           ('pgque_rotate_step2', '@every 10 seconds', 'SELECT pgque.maint_rotate_tables_step2()')
+    SELECT j.jobname, '@every ' || j.every_seconds, j.command FROM pgque.cron_jobs() j
 $$;
 
 -- Internal: the statements start_timetable() runs to schedule those jobs, and stop_timetable()

@@ -215,7 +215,7 @@ class PgQueCompatIT {
         assertEquals(List.of("pgque_maint", "pgque_retry", "pgque_rotate_step2", "pgque_ticker"),
                 plan.stream().map(r -> r.get("job_name")).toList());
         Map<String, Object> ticker = plan.get(3);
-        assertEquals("SELECT timetable.add_job(job_name => 'pgque_ticker', job_schedule => '@every 1 second', "
+        assertEquals("SELECT timetable.add_job(job_name => 'pgque_ticker', job_schedule => '@every 1 seconds', "
                 + "job_command => 'CALL pgque.ticker_loop()', job_kind => 'SQL')", ticker.get("schedule_sql"));
         assertEquals("SELECT timetable.delete_job('pgque_ticker')", ticker.get("unschedule_sql"));
     }
@@ -237,7 +237,7 @@ class PgQueCompatIT {
         owner.exec("select pgque.start_timetable(200)");
         assertEquals(4, owner.oneLong("select count(*) from timetable.calls where fn = 'add_job'"));
         assertEquals(1, owner.oneLong("select count(*) from timetable.calls where fn = 'add_job' and job_name = 'pgque_ticker'"
-                + " and job_command = 'CALL pgque.ticker_loop()' and job_schedule = '@every 1 second'"));
+                + " and job_command = 'CALL pgque.ticker_loop()' and job_schedule = '@every 1 seconds'"));
         assertEquals(200, owner.oneLong("select tick_period_ms from pgque.config"));
         Map<String, String> status = statusOf(owner);
         assertEquals("pg_timetable", status.get("scheduler"));

@@ -64,19 +64,9 @@ class TrustBoundaryRacesIT {
     @Test
     void unsubscribeWaitingForABeginResizeDropsBothSlotSets() throws Exception {
         String q = "rq2_race_a";
-        Pq.createQueue(ds, q);
-        Pq.subscribePartitioned(ds, q, "z", 1);
-        try (Connection resizer = ds.getConnection()) {
-            resizer.setAutoCommit(false);
-            Db.exec(resizer, "select pgque.begin_resize(?, 'z', 2)", q);
-            int resizerPid = Db.one(resizer, Integer.class, "select pg_backend_pid()");
-            CompletableFuture<Void> unsubscribe = CompletableFuture.runAsync(() ->
-                    Db.exec(ds, "select pgque.unsubscribe_partitioned(?, 'z')", q));
-            awaitBlockedBy(resizerPid);
-            assertFalse(unsubscribe.isDone(), "the unsubscribe waits for the resize's lock");
-            resizer.commit();
-            unsubscribe.get(30, TimeUnit.SECONDS);
-        }
+        CompletableFuture<Void> unsubscribe = secondWaitsForFirst(q, "select pgque.begin_resize(?, 'z', 2)",
+                "select pgque.unsubscribe_partitioned(?, 'z')");
+        unsubscribe.get(30, TimeUnit.SECONDS);
         assertEquals(0, slotSubscriptions(q, "z"), "no orphan slot of either set");
         assertEquals(0, Db.count(ds, "select count(*) from pgque.partition_consumer pc join pgque.queue q"
                 + " on q.queue_id = pc.queue_id where q.queue_name = ?", q));
@@ -86,26 +76,37 @@ class TrustBoundaryRacesIT {
     @Test
     void beginResizeWaitingForAnUnsubscribeFindsNoConsumerAndLeavesNothing() throws Exception {
         String q = "rq2_race_b";
-        Pq.createQueue(ds, q);
-        Pq.subscribePartitioned(ds, q, "z", 1);
-        try (Connection unsubscriber = ds.getConnection()) {
-            unsubscriber.setAutoCommit(false);
-            Db.exec(unsubscriber, "select pgque.unsubscribe_partitioned(?, 'z')", q);
-            int pid = Db.one(unsubscriber, Integer.class, "select pg_backend_pid()");
-            CompletableFuture<Void> resize = CompletableFuture.runAsync(() ->
-                    Db.exec(ds, "select pgque.begin_resize(?, 'z', 2)", q));
-            awaitBlockedBy(pid);
-            unsubscriber.commit();
-            try {
-                resize.get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                SQLException sql = Db.sqlException(e);
-                assertNotNull(sql, "begin_resize failed with a database error");
-                assertEquals("PQ006", io.pgque.client.PgQueException.sqlStateOf(sql), sql.getMessage());
-            }
+        CompletableFuture<Void> resize = secondWaitsForFirst(q, "select pgque.unsubscribe_partitioned(?, 'z')",
+                "select pgque.begin_resize(?, 'z', 2)");
+        try {
+            resize.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            SQLException sql = Db.sqlException(e);
+            assertNotNull(sql, "begin_resize failed with a database error");
+            assertEquals("PQ006", io.pgque.client.PgQueException.sqlStateOf(sql), sql.getMessage());
         }
         assertEquals(0, slotSubscriptions(q, "z"), "begin_resize registered no slot of a consumer that is gone");
         assertRotationNotPinned(q);
+    }
+
+    /**
+     * Two sessions on queue q's partitioned consumer z (one slot): the first runs {@code first} in
+     * an open transaction, the second runs {@code second} and must wait for the first's lock;
+     * then the first commits. Returns the second's outcome.
+     */
+    private CompletableFuture<Void> secondWaitsForFirst(String q, String first, String second) throws SQLException {
+        Pq.createQueue(ds, q);
+        Pq.subscribePartitioned(ds, q, "z", 1);
+        try (Connection holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            Db.exec(holder, first, q);
+            int pid = Db.one(holder, Integer.class, "select pg_backend_pid()");
+            CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> Db.exec(ds, second, q));
+            awaitBlockedBy(pid);
+            assertFalse(waiter.isDone(), "the second session waits for the first one's lock");
+            holder.commit();
+            return waiter;
+        }
     }
 
     private long slotSubscriptions(String q, String consumer) {
