@@ -9,11 +9,9 @@ package io.pgque.connect.source.config;
  * them to it ({@code pgque.batch.max.events}, {@code pgque.batch.catchup.max.events}).
  *
  * <p>Each batch costs the same acks, opens and round trips whatever its size, so a slot draining
- * a backlog goes faster with large chunks and windows: in the drain benchmark (1,000,000 events
- * of 1 KB, one slot) chunks of 4,000 in windows of 10,000 moved 3–36% faster than 1,000 and
- * 2,500, in each of six rounds, on a fifth less CPU an event. But every slot holds up to five
- * chunks of records (two streaming, three read ahead), and with four slots the larger sizes made
- * the JVM's collector work about twice as hard and the drain slower, on two tasks and on four.
+ * a backlog goes faster with large chunks and windows (docs/benchmarks.md, the drain). But every
+ * slot holds up to five chunks of records (two streaming, three read ahead), and with several
+ * slots the larger sizes made the JVM's collector work harder and the drain slower.
  * So the connector's slots share one budget: {@value #BUDGET} events a chunk divided among its
  * N slots, never fewer than {@value #MIN_CHUNK} each.
  *

@@ -35,8 +35,8 @@ public final class TrackedRecord extends SourceRecord {
      * Identity, as for the ticket: each record is one delivery of one event, and Connect hands
      * back the very object poll() returned. ConnectRecord's equality compares (and its hash reads)
      * the whole content, payload and headers included, and an exactly-once worker keys a map by
-     * every record it sends (twice per record, on dispatch and on acknowledgement): with ~1 KB
-     * payloads that hashing was a fifth of an exactly-once drain's CPU samples.
+     * every record it sends (twice per record, on dispatch and on acknowledgement), which with
+     * large payloads makes hashing a large share of an exactly-once task's CPU.
      */
     @Override
     public boolean equals(Object other) {

@@ -93,8 +93,7 @@ final class ReadAheads {
      * from; empty when {@code next} is not such a batch or nothing follows it yet, and with an
      * engine before 0.3.4. Null for a poller of several slots, which reads one ahead only: its
      * slots share each window's scan ({@link ReadAheadGroup}) while they stand at the same ticks,
-     * and reading two ahead let them drift apart, so that each slot scanned for itself (a drain of
-     * four slots on two tasks ran 281-297 window scans for 396 batches instead of 198).
+     * and reading two ahead let them drift apart, so that each slot scanned for itself.
      */
     CompletableFuture<Optional<ReadAhead>> after(int slot, long batchId, CompletableFuture<Optional<ReadAhead>> next) {
         if (group.slots().size() > 1) {

@@ -57,7 +57,7 @@ import java.util.concurrent.CompletionException;
  * ahead goes out too, before the current one is acked. The current batch is still acked only
  * after Kafka acknowledged its every record, and the next one opened in that same transaction;
  * its records simply no longer wait for that round trip, so Kafka is not left idle at every batch
- * boundary (a fifth of a one-slot drain's time before). Its records follow the current batch's in
+ * boundary. Its records follow the current batch's in
  * the producer, so per-key order holds; if the open fails or the lease is lost, they are a
  * prefix of what the slot delivers again, as after any failure in at-least-once mode.
  *
@@ -588,8 +588,8 @@ public final class SlotPoller implements TickReceiver {
             // A batch smaller than a chunk: the slot keeps up, and its next batch is read with the
             // ack in one round trip anyway. Reading ahead would only cost a query that nearly
             // always finds no next tick yet, and at a short ticker interval those queries of
-            // every slot land just when the slots' new batches are read and sent (the p99 at
-            // 50 ms: 101-107 ms with them, 94 without). A slot that falls behind gets batches of
+            // every slot land just when the slots' new batches are read and sent, which lengthens
+            // the latency's tail. A slot that falls behind gets batches of
             // its catch-up window, larger than a chunk, and reads ahead again.
             readAheads.discard(readingAfter);
             return;

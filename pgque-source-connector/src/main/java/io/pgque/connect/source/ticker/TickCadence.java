@@ -13,8 +13,7 @@ import java.time.Duration;
  * <p>A round ticks a queue only once its last tick is a period old, as the database's clock says
  * ({@code now()} of the round's transaction). Rounds run at a fixed rate, one interval after the
  * last one <em>started</em>, so the time a round takes is not added to every period (with a fixed
- * delay of 50 ms the ticks of a busy machine came every 54 ms at the median, 60 ms at the 90th
- * percentile). They ask for a period a quarter shorter than the interval: a round that starts a
+ * delay, a busy machine stretched every period by the round's own time). They ask for a period a quarter shorter than the interval: a round that starts a
  * few milliseconds early on the database's clock (its transaction began late last time) still
  * ticks, rather than leaving the queue a whole interval more. So while events wait, ticks come
  * at least every interval and, with several tasks running rounds, never more often than every
