@@ -273,7 +273,7 @@ public final class SourceConfigDef {
                 "Tick the database from this connector: every task runs pgque.ticker_round(), pgque.maint() "
                         + "and pgque.maint_retry_events(), and the database lets one ticker round run at a time, "
                         + "so the ticks go on while any task is alive. Turn it on only where nothing else ticks "
-                        + "the database; needs pgque_admin.",
+                        + "the database; needs pgque_ticker (the ticker's own role; pgque_admin includes it).",
                 TICKER_GROUP, ++order, Width.SHORT, "Run the ticker");
         def.define(TICKER_INTERVAL_MS, Type.LONG, TICKER_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
                 Importance.LOW,
