@@ -302,7 +302,8 @@ final class Sql {
 
     /** Runs {@code action}, asserts it fails with {@code sqlState}; returns the SQL error. */
     static SQLException expectSqlState(String sqlState, SqlAction action) {
-        return Jdbc.expectSqlState(sqlState, action::run);
+        // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
+        return Jdbc.expectSqlState(sqlState, io.pgque.client.PgQueException::sqlStateOf, action::run);
     }
 
     static SQLException sqlCause(Throwable t) {

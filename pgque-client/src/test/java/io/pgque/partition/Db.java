@@ -106,7 +106,8 @@ final class Db {
      * {@link SqlError} and other wrappers down to the server's {@link SQLException}.
      */
     static SQLException assertSqlState(String expected, SqlCall call) {
-        return Jdbc.expectSqlState(expected, call::run);
+        // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
+        return Jdbc.expectSqlState(expected, io.pgque.client.PgQueException::sqlStateOf, call::run);
     }
 
     /** Asserts that the call fails with a server error (any SQLSTATE) and returns it. */

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Plain JDBC for tests that talk to the database directly: statements bound from plain values
@@ -106,9 +107,18 @@ public final class Jdbc {
 
     /** Runs {@code call}, checks it fails with SQLSTATE {@code sqlState}, and returns the server's error. */
     public static SQLException expectSqlState(String sqlState, Call call) {
+        return expectSqlState(sqlState, SQLException::getSQLState, call);
+    }
+
+    /**
+     * As above, the error's code read by {@code codeOf} (an engine that raises its own codes
+     * inside a generic SQLSTATE says where it puts them).
+     */
+    public static SQLException expectSqlState(String sqlState, Function<SQLException, String> codeOf, Call call) {
         SQLException e = expectSqlError(call);
-        if (!sqlState.equals(e.getSQLState())) {
-            throw new AssertionError("expected SQLSTATE " + sqlState + " but got " + e.getSQLState()
+        String code = codeOf.apply(e);
+        if (!sqlState.equals(code)) {
+            throw new AssertionError("expected SQLSTATE " + sqlState + " but got " + code
                     + "; the server said: " + e.getMessage(), e);
         }
         return e;
