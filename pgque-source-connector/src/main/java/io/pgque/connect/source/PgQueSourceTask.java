@@ -8,8 +8,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.PgQue;
 import io.pgque.client.SlotConsumer;
 import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.health.DatabaseHealth;
+import io.pgque.connect.common.health.DatabaseHealthMetrics;
+import io.pgque.connect.common.metrics.PluginMetricsSupport;
+import io.pgque.connect.common.metrics.QueueGauges;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.common.pool.PoolShutdown;
+import io.pgque.connect.common.probe.DatabaseProbe;
 import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
@@ -83,6 +88,9 @@ public class PgQueSourceTask extends SourceTask {
     private String workerId;
     /** Set instead of everything above in cooperative mode. */
     private CoopTask coop;
+    private DatabaseHealth health;
+    private DatabaseHealthMetrics healthMetrics;
+    private QueueGauges queueGauges;
 
     @Override
     public String version() {
@@ -95,15 +103,19 @@ public class PgQueSourceTask extends SourceTask {
         SourceConfigRules.require(config);
         connectionAttempts = config.connection().attempts();
         String connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
+        DatabaseProbe.requireLogin(config.connection(), "pgque-source-" + connector + "-"
+                + props.getOrDefault(TaskKeys.TASK_INDEX, "0"));
+        health = new DatabaseHealth(config.connection());
+        healthMetrics = DatabaseHealthMetrics.register(pluginMetrics(), health);
         if (config.mode() == SourceMode.COOPERATIVE) {
-            coop = CoopTask.start(config, props, connector, context);
+            coop = CoopTask.start(config, props, connector, context, pluginMetrics(), health);
             return;
         }
         int task = TaskKeys.taskIndex(props);
         List<Integer> slots = TaskKeys.slots(props);
         workerId = WorkerIds.next(connector, task);
 
-        dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
+        dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task, health);
         PgQue pgque = PgQue.using(dataSource);
         // A slot streaming a batch larger than pgque.batch.max.events pins a connection for its
         // cursor while it streams (see BatchCursor), and one more for the next batch it reads
@@ -111,7 +123,7 @@ public class PgQueSourceTask extends SourceTask {
         // the streaming depends on. Two per slot of the consumer are enough even if a resize gives
         // this task more slots; none is kept while none streams.
         cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
-                "pgque-source-" + connector + "-" + task + "-cursors", 2 * config.slots());
+                "pgque-source-" + connector + "-" + task + "-cursors", 2 * config.slots(), health);
         setup = new ConsumerSetup(dataSource, config.schemaInstall(), config.queue(), config.consumer(), config.slots(),
                 config.connection().attempts(), Duration.ofMillis(config.connection().backoffMs()));
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
@@ -160,9 +172,11 @@ public class PgQueSourceTask extends SourceTask {
             dataSource.close();
             throw e;
         }
+        queueGauges = QueueGauges.start(pluginMetrics(), dataSource, config.queue(), SAMPLE_EVERY,
+                "pgque-queue-monitor-" + connector + "-" + task);
         // A pool of its own: the listener holds its connection for good.
         listenerDataSource = DataSourceFactory.create(config.connection(),
-                "pgque-source-" + connector + "-" + task + "-ticks");
+                "pgque-source-" + connector + "-" + task + "-ticks", health);
         listener = TickListener.start(listenerDataSource, config.queue(), poller,
                 Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         if (TaskKeys.runsTicker(props)) {
@@ -189,12 +203,22 @@ public class PgQueSourceTask extends SourceTask {
                 RecordValues.of(config.valueFormat()), partitions, unreadable, config.headers());
     }
 
+    /** Null where there are none: no context (unit tests), or a worker before Kafka 4.1. */
     private PluginMetrics pluginMetrics() {
-        return context == null ? null : context.pluginMetrics();
+        if (context == null) {
+            return null;
+        }
+        try {
+            return context.pluginMetrics();
+        } catch (NoSuchMethodError | NoClassDefFoundError missing) {
+            PluginMetricsSupport.unavailable(missing);
+            return null;
+        }
     }
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        health.checkOutage();
         if (coop != null) {
             return withConnectionAttempts(coop::poll);
         }
@@ -281,6 +305,9 @@ public class PgQueSourceTask extends SourceTask {
     private void stopInOrder() {
         if (coop != null) {
             coop.stop(STOP_GRACE);
+            if (healthMetrics != null) {
+                healthMetrics.close();
+            }
             return;
         }
         if (listener != null) {
@@ -297,6 +324,12 @@ public class PgQueSourceTask extends SourceTask {
         }
         if (resizeMetrics != null) {
             resizeMetrics.close();
+        }
+        if (healthMetrics != null) {
+            healthMetrics.close();
+        }
+        if (queueGauges != null) {
+            queueGauges.close();
         }
     }
 }

@@ -5,12 +5,14 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
+import io.pgque.connect.source.offsets.SourceOffsets;
 import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.connect.runtime.rest.errors.ConnectRestException;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +35,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -214,6 +217,32 @@ class SourceExactlyOnceIT {
             }
         }
         return transactions;
+    }
+
+    /** Connect's offsets REST API: an offset the connector would never read is refused, its own are stored. */
+    @Test
+    @Order(4)
+    void offsetRequestsThroughRestAreCheckedBeforeConnectStoresThem() throws Exception {
+        String name = "eos-offsets";
+        startConnector(name);
+        fixture.connect.stopConnector(name);
+        fixture.connect.assertions().assertConnectorIsStopped(name, "stopped for offset changes");
+
+        ConnectRestException refused = assertThrows(ConnectRestException.class, () -> fixture.connect
+                .alterConnectorOffsets(name, ConnectFixture.offsetsRequest(SourceOffsets.partition("refunds", name, 0),
+                        SourceOffsets.offset(1, 2))));
+        assertTrue(refused.getMessage().contains("the connector reads queue '" + name + "'"), refused.getMessage());
+
+        fixture.connect.alterConnectorOffsets(name, ConnectFixture.offsetsRequest(
+                SourceOffsets.partition(name, name, 1), SourceOffsets.offset(7, 70)));
+        fixture.awaitStoredOffsets(name, "the altered offset of slot 1", stored -> stored.stream().anyMatch(o ->
+                ((Number) o.partition().get(SourceOffsets.SLOT)).intValue() == 1
+                        && ((Number) o.offset().get(SourceOffsets.BATCH_ID)).longValue() == 7L
+                        && ((Number) o.offset().get(SourceOffsets.EVENT_ID)).longValue() == 70L));
+
+        fixture.connect.resetConnectorOffsets(name);
+        fixture.awaitStoredOffsets(name, "no offsets after the reset", List::isEmpty);
+        fixture.connect.deleteConnector(name);
     }
 
     private static void startConnector(String name) throws InterruptedException {

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.CoopConsumer;
 import io.pgque.client.PgQue;
 import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.health.DatabaseHealth;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.TaskKeys;
@@ -23,6 +24,7 @@ import io.pgque.connect.source.record.TopicRouter;
 import io.pgque.connect.source.record.UnreadableEvents;
 import io.pgque.connect.source.slot.TickListener;
 import io.pgque.connect.source.ticker.TickerDuty;
+import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.slf4j.Logger;
@@ -71,13 +73,15 @@ public final class CoopTask {
 
     /**
      * @param context Connect's task context, or null (hand-driven tests)
+     * @param plugin  the task's plugin metrics, or null where there are none
+     * @param health  what the task's pools report to, or null
      */
     public static CoopTask start(SourceConfig config, Map<String, String> props, String connector,
-                                 SourceTaskContext context) {
+                                 SourceTaskContext context, PluginMetrics plugin, DatabaseHealth health) {
         int task = TaskKeys.taskIndex(props);
         String worker = CoopTasks.workerName(task);
         HikariDataSource dataSource = DataSourceFactory.create(config.connection(),
-                "pgque-source-" + connector + "-" + task);
+                "pgque-source-" + connector + "-" + task, health);
         boolean exactlyOnce = config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
         // Registering needs the database, so it waits for the first poll: a task started while
         // PostgreSQL is away starts all the same and retries from poll() (as in ordered mode).
@@ -101,7 +105,7 @@ public final class CoopTask {
         if (!exactlyOnce) {
             consumer = consumer.withDeadInterval(config.leaseTtl());
         }
-        SourceMetrics metrics = new SourceMetrics(context == null ? null : context.pluginMetrics(), List.of());
+        SourceMetrics metrics = new SourceMetrics(plugin, List.of());
         Supplier<Optional<DeliveredPosition>> delivered = exactlyOnce
                 ? lastDelivered(context, SourceOffsets.memberPartition(config.queue(), config.consumer(), worker))
                 : Optional::empty;
@@ -112,7 +116,7 @@ public final class CoopTask {
         // The cursor over the rest of a batch larger than one chunk pins a connection while it streams:
         // a pool of its own (one batch per task, so one connection), never starving acks and touches.
         HikariDataSource cursorDataSource = DataSourceFactory.createOnDemand(config.connection(),
-                "pgque-source-" + connector + "-" + task + "-cursors", 1);
+                "pgque-source-" + connector + "-" + task + "-cursors", 1, health);
         RecordFactory records = new RecordFactory(config.queue(), config.consumer(), new TopicRouter(config.topic()),
                 RecordValues.of(config.valueFormat()), KafkaPartitionChooser.byKey(), unreadable, config.headers());
         // A third of the dead interval leaves two more chances before a sibling may take the batch.
@@ -122,7 +126,7 @@ public final class CoopTask {
         // As in ordered mode: a worker waiting for a batch reads as soon as the queue ticks; the
         // listener holds its connection for good, hence a pool of its own.
         HikariDataSource listenerDataSource = DataSourceFactory.create(config.connection(),
-                "pgque-source-" + connector + "-" + task + "-ticks");
+                "pgque-source-" + connector + "-" + task + "-ticks", health);
         TickListener listener = TickListener.start(listenerDataSource, config.queue(), poller,
                 Duration.ofMillis(config.connection().backoffMs()), "pgque-ticks-" + connector + "-" + task);
         TickerDuty ticker = TaskKeys.runsTicker(props)
