@@ -205,15 +205,7 @@ public class PgQueSourceTask extends SourceTask {
 
     /** Null where there are none: no context (unit tests), or a worker before Kafka 4.1. */
     private PluginMetrics pluginMetrics() {
-        if (context == null) {
-            return null;
-        }
-        try {
-            return context.pluginMetrics();
-        } catch (NoSuchMethodError | NoClassDefFoundError missing) {
-            PluginMetricsSupport.unavailable(missing);
-            return null;
-        }
+        return PluginMetricsSupport.of(context);
     }
 
     @Override

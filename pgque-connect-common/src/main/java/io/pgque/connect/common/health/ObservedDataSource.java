@@ -28,20 +28,22 @@ final class ObservedDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        try {
-            Connection connection = connections.getConnection();
-            health.succeeded();
-            return connection;
-        } catch (SQLException | RuntimeException e) {
-            health.failed(e);
-            throw e;
-        }
+        return observed(connections::getConnection);
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
+        return observed(() -> connections.getConnection(username, password));
+    }
+
+    @FunctionalInterface
+    private interface Login {
+        Connection open() throws SQLException;
+    }
+
+    private Connection observed(Login login) throws SQLException {
         try {
-            Connection connection = connections.getConnection(username, password);
+            Connection connection = login.open();
             health.succeeded();
             return connection;
         } catch (SQLException | RuntimeException e) {

@@ -4,17 +4,19 @@
  */
 package io.pgque.connect.common.metrics;
 
+import org.apache.kafka.common.metrics.PluginMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Where a worker predates an API the connectors use for metrics ({@code pluginMetrics()} of the
- * task contexts came with Kafka 4.1, KIP-877), the tasks run without their metrics: the caller
- * catches the {@link LinkageError} of the call and hands it here, which says so once, in one log
- * line, and the caller goes on with null. Called around the call, not with a lambda: a lambda
- * whose type names a class the worker lacks fails when it is created, before any catch.
+ * A task's plugin metrics where the worker has them: {@code pluginMetrics()} of the task contexts
+ * came with Kafka 4.1 (KIP-877). On an older worker the tasks run without their metrics, and the
+ * first task to find out says so in one log line. Looked up by reflection, so that no class of
+ * either connector links against a method or type the worker may lack.
  */
 public final class PluginMetricsSupport {
 
@@ -24,15 +26,43 @@ public final class PluginMetricsSupport {
     private PluginMetricsSupport() {
     }
 
+    /** The interface method (public, whatever the context class is), or null where the worker has none. */
+    private static Method declaredByAnInterface(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            for (Class<?> contract : c.getInterfaces()) {
+                try {
+                    return contract.getMethod("pluginMetrics");
+                } catch (NoSuchMethodException notThisOne) {
+                    // look further
+                }
+            }
+        }
+        return null;
+    }
+
     /**
-     * Records that the worker has no plugin metrics.
-     *
-     * @param missing what the JVM threw for the missing API (NoSuchMethodError, NoClassDefFoundError)
+     * @param taskContext a SinkTaskContext or SourceTaskContext, or null (hand-driven tests)
+     * @return its plugin metrics, or null where there are none
      */
-    public static void unavailable(LinkageError missing) {
-        if (SAID.compareAndSet(false, true)) {
-            log.info("This Connect worker has no plugin metrics (they need Kafka 4.1 or newer; {}): the PgQue "
-                    + "connectors run without their metrics", missing.toString());
+    public static PluginMetrics of(Object taskContext) {
+        if (taskContext == null) {
+            return null;
+        }
+        Method method = declaredByAnInterface(taskContext.getClass());
+        if (method == null) {
+            if (SAID.compareAndSet(false, true)) {
+                log.info("This Connect worker has no plugin metrics (they need Kafka 4.1 or newer): the PgQue "
+                        + "connectors run without their metrics");
+            }
+            return null;
+        }
+        try {
+            return (PluginMetrics) method.invoke(taskContext);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("cannot call " + method, e);
+        } catch (InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime
+                    : new IllegalStateException("pluginMetrics() failed", e.getCause());
         }
     }
 }
