@@ -6,6 +6,7 @@ package io.pgque.connect.plugin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -56,6 +58,26 @@ final class Samples {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A Connect worker and a broker in this JVM whose plugin.path holds both plugin archives,
+     * unzipped as an operator would, into a fresh folder: the only place the worker can find the
+     * connectors.
+     */
+    static EmbeddedConnectCluster startWorkerWithBothPlugins(String name) throws IOException {
+        Path pluginPath = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), name + "-plugins-");
+        for (PluginArchive archive : PluginArchive.both()) {
+            archive.unpackInto(pluginPath);
+        }
+        Map<String, String> worker = new HashMap<>();
+        worker.put("plugin.path", pluginPath.toString());
+        worker.put("plugin.discovery", "service_load");
+        worker.put("offset.flush.interval.ms", "1000");
+        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder().name(name).numWorkers(1).numBrokers(1)
+                .workerProps(worker).build();
+        connect.start();
+        return connect;
     }
 
     /**
