@@ -7,6 +7,7 @@ package io.pgque.connect.source;
 import io.pgque.client.Event;
 import io.pgque.connect.source.offsets.SourceOffsets;
 import io.pgque.connect.source.record.EventHeaders;
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,9 +22,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,7 +143,7 @@ class SourceExactlyOnceIT {
             // At least one: a task may die on a batch it took over from the other dead task, so
             // two deaths can leave one committed-but-open batch between them. What must never
             // happen, a second copy in Kafka, assertEveryEventOnce has already ruled out.
-            assertTrue(pluginMetricSum(name, "batches-skipped-total") >= 1,
+            assertTrue(PluginMetricsJmx.sum(name, "batches-skipped-total") >= 1,
                     "a restarted task acked a committed batch without sending it again");
             fixture.connect.deleteConnector(name);
         } finally {
@@ -319,16 +317,4 @@ class SourceExactlyOnceIT {
         fixture.assertExactlyOnceInOrder(byKey, KEYS, perKey);
     }
 
-    /** Sum of one plugin metric over the connector's current tasks, read over JMX. */
-    private static double pluginMetricSum(String connector, String attribute) throws Exception {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        double sum = 0;
-        for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                + connector + ",*"), null)) {
-            if (name.getKeyProperty("slot") == null) {
-                sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
-            }
-        }
-        return sum;
-    }
 }
