@@ -11,6 +11,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
 import io.prometheus.jmx.JmxCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.strimzi.api.kafka.model.connect.KafkaConnect;
@@ -142,11 +143,14 @@ class DeploymentFilesIT {
         }
         connect.kafka().consume(40, TIMEOUT.toMillis(), "file-events-out");
 
-        JmxCollector exporter = new JmxCollector(deploy("prometheus/pgque-connect-jmx-exporter.yml").toFile());
+        // As the agent does: the collector registered in a registry (which sets up its own
+        // scrape metrics), the registry scraped.
+        PrometheusRegistry registry = new PrometheusRegistry();
+        new JmxCollector(deploy("prometheus/pgque-connect-jmx-exporter.yml").toFile()).register(registry);
         Set<String> exported = new TreeSet<>();
         Samples.await(TIMEOUT, () -> {
             exported.clear();
-            MetricSnapshots snapshots = exporter.collect();
+            MetricSnapshots snapshots = registry.scrape();
             for (MetricSnapshot snapshot : snapshots) {
                 String name = snapshot.getMetadata().getPrometheusName();
                 boolean counter = snapshot.getClass().getSimpleName().startsWith("Counter");

@@ -155,11 +155,11 @@ public final class PgQueSinkTask extends SinkTask {
         if (delivery != null) {
             delivery.stop();
         }
-        if (metrics != null) {
-            metrics.close();
-        }
         if (healthMetrics != null) {
             healthMetrics.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         if (pool != null) {
             PoolShutdown.close(POOL_CLOSE_WAIT, pool);

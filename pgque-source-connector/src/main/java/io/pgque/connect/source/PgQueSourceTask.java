@@ -276,6 +276,13 @@ public class PgQueSourceTask extends SourceTask {
         if (coop != null) {
             coop.wakeUp();
         }
+        // Needing no database, these go first: nothing the database does can keep them alive.
+        if (queueGauges != null) {
+            queueGauges.close();
+        }
+        if (healthMetrics != null) {
+            healthMetrics.close();
+        }
         String worker = coop != null ? coop.worker() : workerId;
         Thread orderly = new Thread(this::stopInOrder, "pgque-stop-" + worker);
         orderly.setDaemon(true);
@@ -297,9 +304,6 @@ public class PgQueSourceTask extends SourceTask {
     private void stopInOrder() {
         if (coop != null) {
             coop.stop(STOP_GRACE);
-            if (healthMetrics != null) {
-                healthMetrics.close();
-            }
             return;
         }
         if (listener != null) {
@@ -316,12 +320,6 @@ public class PgQueSourceTask extends SourceTask {
         }
         if (resizeMetrics != null) {
             resizeMetrics.close();
-        }
-        if (healthMetrics != null) {
-            healthMetrics.close();
-        }
-        if (queueGauges != null) {
-            queueGauges.close();
         }
     }
 }

@@ -54,8 +54,8 @@ public final class DatabaseHealthMetrics implements AutoCloseable {
 
     @Override
     public void close() {
-        for (MetricName metric : registered) {
-            plugin.removeMetric(metric);
+        if (plugin != null) {
+            PluginGauges.removeAll(plugin, registered);
         }
     }
 }

@@ -10,6 +10,8 @@ import org.apache.kafka.common.metrics.PluginMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
+
 /**
  * Registers a task's gauge even while the task's previous instance still holds the name: when a
  * restarted task starts before the old instance has finished stopping (Connect gives up waiting
@@ -23,6 +25,20 @@ public final class PluginGauges {
     private static final Logger log = LoggerFactory.getLogger(PluginGauges.class);
 
     private PluginGauges() {
+    }
+
+    /**
+     * Removes what a task registered. Tolerates a worker that has closed the task's plugin
+     * metrics already (it does once it gave up waiting for the task to stop): they are gone then.
+     */
+    public static void removeAll(PluginMetrics plugin, List<MetricName> metrics) {
+        try {
+            for (MetricName metric : metrics) {
+                plugin.removeMetric(metric);
+            }
+        } catch (IllegalStateException closed) {
+            log.debug("The task's plugin metrics were closed already: {}", closed.getMessage());
+        }
     }
 
     /** @return whether the gauge was registered (and must be removed at close) */

@@ -91,13 +91,14 @@ public final class QueueGauges implements AutoCloseable {
         }
     }
 
+    /** Stops sampling (a sample stuck on a hung server ends when the pool aborts its connection) and unregisters. */
     @Override
     public void close() {
         if (sampler != null) {
             sampler.shutdownNow();
         }
-        for (MetricName metric : registered) {
-            plugin.removeMetric(metric);
+        if (plugin != null) {
+            PluginGauges.removeAll(plugin, registered);
         }
     }
 }
