@@ -83,7 +83,7 @@ log "installing the PgQue engine"
 psql -v ON_ERROR_STOP=1 -q -o /dev/null -f /setup/pgque.sql
 log "engine version $(psql -At -c 'select pgque.version()')"
 
-log "login roles $SINK_DB_USER (pgque_writer) and $SOURCE_DB_USER (pgque_reader, pgque_admin)"
+log "login roles $SINK_DB_USER (pgque_writer) and $SOURCE_DB_USER (pgque_reader, pgque_ticker)"
 PGOPTIONS='-c client_min_messages=warning' psql -v ON_ERROR_STOP=1 -q \
   -v sink_user="$SINK_DB_USER" -v sink_password="$SINK_DB_PASSWORD" \
   -v source_user="$SOURCE_DB_USER" -v source_password="$SOURCE_DB_PASSWORD" <<'SQL'
@@ -93,9 +93,9 @@ SELECT format('CREATE ROLE %I LOGIN', r) FROM (VALUES (:'sink_user'), (:'source_
 ALTER ROLE :"sink_user" PASSWORD :'sink_password';
 ALTER ROLE :"source_user" PASSWORD :'source_password';
 -- The sink only produces. The source consumes, and runs the ticker and maintenance
--- (pgque.ticker.enabled=true), which takes pgque_admin.
+-- (pgque.ticker.enabled=true), which takes pgque_ticker (tick and maintain, nothing else).
 GRANT pgque_writer TO :"sink_user";
-GRANT pgque_reader, pgque_admin TO :"source_user";
+GRANT pgque_reader, pgque_ticker TO :"source_user";
 SQL
 
 # The sink's login may not create queues (that takes pgque_admin): create them here.

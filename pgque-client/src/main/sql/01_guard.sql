@@ -49,3 +49,40 @@ ON CONFLICT (singleton) DO UPDATE
         upgraded_at = CASE WHEN pgque.engine_info.engine_version = EXCLUDED.engine_version
                            THEN pgque.engine_info.upgraded_at ELSE now() END
     WHERE pgque.engine_info.engine_version IS DISTINCT FROM EXCLUDED.engine_version;
+
+-- The names of the engine's four roles, chosen at the first install and kept by every upgrade.
+-- PostgreSQL roles are cluster-wide: by default every database of a server shares pgque_reader,
+-- pgque_writer, pgque_admin and pgque_ticker, so a login granted pgque_reader for one database
+-- reads the queues of every other database that has the engine. Installing with the setting
+-- pgque.role_prefix (for example PGOPTIONS='-c pgque.role_prefix=app1_pgque' psql -f pgque.sql)
+-- gives this database roles of its own: app1_pgque_reader, app1_pgque_writer, and so on.
+ALTER TABLE pgque.engine_info ADD COLUMN IF NOT EXISTS role_prefix text;
+DO $role_names$
+DECLARE
+    v_asked     text := nullif(btrim(current_setting('pgque.role_prefix', true)), '');
+    v_recorded  text;
+BEGIN
+    SELECT role_prefix INTO v_recorded FROM pgque.engine_info;
+    IF v_asked IS NOT NULL AND v_asked !~ '^[a-z_][a-z0-9_]{0,50}$' THEN
+        RAISE EXCEPTION 'pgque.role_prefix must be a lower-case SQL name of at most 51 characters (letters, digits, _), got %', v_asked
+            USING ERRCODE = '22023';
+    END IF;
+    IF v_recorded IS NULL THEN
+        UPDATE pgque.engine_info SET role_prefix = coalesce(v_asked, 'pgque');
+    ELSIF v_asked IS NOT NULL AND v_asked <> v_recorded THEN
+        RAISE EXCEPTION 'this engine was installed with role prefix %; refusing to switch it to %', v_recorded, v_asked
+            USING ERRCODE = 'PQ007',
+                  HINT = 'Run the script without pgque.role_prefix (the recorded prefix is kept), or uninstall first.';
+    END IF;
+END
+$role_names$;
+
+-- The name of one of the engine's roles in this database: kind is reader, writer, admin or ticker.
+CREATE OR REPLACE FUNCTION pgque.role_name(i_kind text)
+RETURNS name
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN (SELECT (role_prefix || '_' || i_kind)::name FROM pgque.engine_info
+             WHERE i_kind IN ('reader', 'writer', 'admin', 'ticker'));
+END
+$$;

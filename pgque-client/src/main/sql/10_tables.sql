@@ -40,9 +40,34 @@ CREATE TABLE IF NOT EXISTS pgque.queue (
     queue_extra_maint        text[],
     queue_max_retries        int4
 );
--- Set by force_next_tick(), cleared by the next tick: a request, not a fake burst of events,
--- so lag and pending-event estimates stay true.
+-- Set by force_next_tick() of engines before 0.4.0, cleared by the next tick; still honoured.
 ALTER TABLE pgque.queue ADD COLUMN IF NOT EXISTS queue_tick_requested boolean NOT NULL DEFAULT false;
+-- How many event ids force_next_tick() has drawn from the queue's sequence without an event
+-- (PgQ's rule: a forced tick advances the sequence by ticker_max_count * 2 + 1000). The figures
+-- of this engine's own (unticked_events, backlog_events) subtract it; PgQ's (ev_new,
+-- pending_events) include it, as there.
+ALTER TABLE pgque.queue ADD COLUMN IF NOT EXISTS queue_forced_ids bigint NOT NULL DEFAULT 0;
+
+-- The names of a queue's tables and sequences follow from its id (pgque.event_table_name() and
+-- friends, 20_queue.sql); the text columns are kept for PgQ's monitoring queries and must agree.
+-- Code running with the owner's rights never reads a name from them.
+UPDATE pgque.queue
+   SET queue_data_pfx = 'pgque.event_' || queue_id::text,
+       queue_event_seq = 'pgque.event_' || queue_id::text || '_id_seq',
+       queue_tick_seq = 'pgque.event_' || queue_id::text || '_tick_seq'
+ WHERE queue_data_pfx IS DISTINCT FROM 'pgque.event_' || queue_id::text
+    OR queue_event_seq IS DISTINCT FROM 'pgque.event_' || queue_id::text || '_id_seq'
+    OR queue_tick_seq IS DISTINCT FROM 'pgque.event_' || queue_id::text || '_tick_seq';
+DO $names$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.queue'::regclass AND conname = 'queue_names_from_id') THEN
+        ALTER TABLE pgque.queue ADD CONSTRAINT queue_names_from_id CHECK (
+            queue_data_pfx = 'pgque.event_' || queue_id::text
+            AND queue_event_seq = 'pgque.event_' || queue_id::text || '_id_seq'
+            AND queue_tick_seq = 'pgque.event_' || queue_id::text || '_tick_seq');
+    END IF;
+END
+$names$;
 
 CREATE TABLE IF NOT EXISTS pgque.tick (
     tick_queue     int4 NOT NULL REFERENCES pgque.queue (queue_id),
@@ -52,6 +77,9 @@ CREATE TABLE IF NOT EXISTS pgque.tick (
     tick_event_seq bigint NOT NULL,
     PRIMARY KEY (tick_queue, tick_id)
 );
+-- queue_forced_ids when the tick was taken: the events between two ticks are the difference of
+-- (tick_event_seq - tick_forced_ids).
+ALTER TABLE pgque.tick ADD COLUMN IF NOT EXISTS tick_forced_ids bigint NOT NULL DEFAULT 0;
 
 CREATE SEQUENCE IF NOT EXISTS pgque.batch_id_seq;
 
@@ -66,6 +94,10 @@ CREATE TABLE IF NOT EXISTS pgque.subscription (
     sub_next_tick bigint,
     PRIMARY KEY (sub_queue, sub_consumer)
 );
+-- True on a plain consumer that was a cooperative main until its last member left: a member
+-- registering again turns it back into one, resuming at its cursor. Cleared when it opens a
+-- plain batch.
+ALTER TABLE pgque.subscription ADD COLUMN IF NOT EXISTS sub_was_coop_main boolean NOT NULL DEFAULT false;
 
 -- Parent of every event table; holds no rows. Column order matters: batch reads sort by the
 -- first column.
@@ -96,7 +128,7 @@ CREATE INDEX IF NOT EXISTS retry_queue_retry_after_idx ON pgque.retry_queue (ev_
 CREATE TABLE IF NOT EXISTS pgque.dead_letter (
     dl_id          bigserial PRIMARY KEY,
     dl_queue_id    int4 NOT NULL REFERENCES pgque.queue (queue_id) ON DELETE CASCADE,
-    dl_consumer_id int4 NOT NULL REFERENCES pgque.consumer (co_id) ON DELETE CASCADE,
+    dl_consumer_id int4 NOT NULL REFERENCES pgque.consumer (co_id),
     dl_time        timestamptz NOT NULL DEFAULT now(),
     dl_reason      text,
     ev_id          bigint NOT NULL,
@@ -112,6 +144,18 @@ CREATE TABLE IF NOT EXISTS pgque.dead_letter (
     UNIQUE (dl_queue_id, dl_consumer_id, ev_id)
 );
 CREATE INDEX IF NOT EXISTS dead_letter_queue_time_idx ON pgque.dead_letter (dl_queue_id, dl_time);
+-- Dead letters are evidence: a consumer row that still has some is never deleted (unsubscribing
+-- keeps it), and the foreign key no longer cascades, so nothing deletes them by the way.
+DO $dead_letter_fk$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.dead_letter'::regclass
+                  AND conname = 'dead_letter_dl_consumer_id_fkey' AND confdeltype = 'c') THEN
+        ALTER TABLE pgque.dead_letter DROP CONSTRAINT dead_letter_dl_consumer_id_fkey;
+        ALTER TABLE pgque.dead_letter ADD CONSTRAINT dead_letter_dl_consumer_id_fkey
+            FOREIGN KEY (dl_consumer_id) REFERENCES pgque.consumer (co_id);
+    END IF;
+END
+$dead_letter_fk$;
 
 DO $types$
 BEGIN

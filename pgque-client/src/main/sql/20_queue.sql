@@ -14,7 +14,7 @@ DECLARE
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue_name;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'PQ001';
+        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001';
     END IF;
     RETURN q;
 END
@@ -56,6 +56,43 @@ BEGIN
 END
 $$;
 
+-- Internal: the names of a queue's objects, built from its id alone. Code that runs with the
+-- owner's rights names tables and sequences only through these (never from the text columns of
+-- pgque.queue), so whoever could change a row cannot steer that code to another object.
+-- i_table NULL: the parent event table; 0..ntables-1: one of its children.
+CREATE OR REPLACE FUNCTION pgque.event_table_name(i_queue_id int4, i_table int4)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT 'pgque.' || pg_catalog.quote_ident('event_' || i_queue_id::text
+                                              || coalesce('_' || i_table::text, ''))
+$$;
+CREATE OR REPLACE FUNCTION pgque.event_seq_name(i_queue_id int4)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT 'pgque.' || pg_catalog.quote_ident('event_' || i_queue_id::text || '_id_seq')
+$$;
+CREATE OR REPLACE FUNCTION pgque.tick_seq_name(i_queue_id int4)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT 'pgque.' || pg_catalog.quote_ident('event_' || i_queue_id::text || '_tick_seq')
+$$;
+
+-- Internal: readers and admins may scan a queue's event tables (read-ahead queries run as the
+-- reader); nobody but the owner may write, truncate or put a trigger on them.
+CREATE OR REPLACE FUNCTION pgque.grant_event_tables(i_queue_id int4)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_ntables int4;
+BEGIN
+    SELECT queue_ntables INTO v_ntables FROM pgque.queue WHERE queue_id = i_queue_id;
+    FOR i IN -1 .. v_ntables - 1 LOOP
+        EXECUTE format('GRANT SELECT ON %s TO %I, %I', pgque.event_table_name(i_queue_id, nullif(i, -1)),
+                       pgque.role_name('reader'), pgque.role_name('admin'));
+    END LOOP;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue_name text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -66,15 +103,15 @@ DECLARE
     v_ntables int4;
 BEGIN
     IF i_queue_name IS NULL THEN
-        RAISE EXCEPTION 'Invalid NULL value' USING ERRCODE = '22023', DETAIL = 'The queue name must not be NULL.';
+        RAISE EXCEPTION 'Invalid NULL value' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', DETAIL = 'The queue name must not be NULL.';
     END IF;
     IF i_queue_name = '' THEN
-        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     -- The NOTIFY channel pgque_<name> must fit PostgreSQL's 63-byte identifier limit.
     IF octet_length(i_queue_name) > 57 THEN
         RAISE EXCEPTION 'queue name too long: % bytes (max 57). The NOTIFY channel pgque_<name> must fit in 63 bytes.',
-            octet_length(i_queue_name) USING ERRCODE = '22023';
+            octet_length(i_queue_name) USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     PERFORM 1 FROM pgque.queue WHERE queue_name = i_queue_name;
     IF FOUND THEN
@@ -109,11 +146,8 @@ BEGIN
         EXECUTE format('ALTER TABLE pgque.%I ALTER COLUMN ev_id SET DEFAULT nextval(%L)',
                        v_table, 'pgque.' || v_pfx || '_id_seq');
         EXECUTE format('CREATE INDEX %I ON pgque.%I (ev_txid)', v_table || '_txid_idx', v_table);
-        EXECUTE format('GRANT SELECT ON pgque.%I TO pgque_reader', v_table);
-        EXECUTE format('GRANT ALL ON pgque.%I TO pgque_admin', v_table);
     END LOOP;
-    EXECUTE format('GRANT SELECT ON pgque.%I TO pgque_reader', v_pfx);
-    EXECUTE format('GRANT ALL ON pgque.%I TO pgque_admin', v_pfx);
+    PERFORM pgque.grant_event_tables(v_id);
 
     -- A first tick so that consumers can subscribe at once.
     PERFORM pgque.insert_tick(v_id);
@@ -130,12 +164,12 @@ DECLARE
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'No such event queue' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', x_queue_name);
+        RAISE EXCEPTION 'No such event queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', x_queue_name);
     END IF;
     IF EXISTS (SELECT 1 FROM pgque.subscription WHERE sub_queue = q.queue_id) THEN
         IF NOT coalesce(x_force, false) THEN
             RAISE EXCEPTION 'cannot drop queue, consumers still attached'
-                USING ERRCODE = '55006', DETAIL = format('queue: %s', x_queue_name),
+                USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55006', DETAIL = format('queue: %s', x_queue_name),
                       HINT = 'Unsubscribe the consumers first, or call drop_queue(name, true).';
         END IF;
         -- Cooperative workers first (open windows and all), so their main is plain by its turn.
@@ -144,16 +178,23 @@ BEGIN
             IF c.sub_role = 'coop_member' THEN
                 PERFORM pgque.coop_unregister_member(x_queue_name, c.co_name, 1);
             ELSE
-                PERFORM pgque.unregister_consumer(x_queue_name, c.co_name);
+                PERFORM pgque.unregister_subscription(x_queue_name, c.co_name);
             END IF;
         END LOOP;
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id;
     DELETE FROM pgque.idem WHERE queue_id = q.queue_id;
-    EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', q.queue_data_pfx);
+    -- The queue's dead letters go with it (an admin's decision), and so do the consumer rows
+    -- that only they kept.
+    WITH gone AS (DELETE FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id RETURNING dl_consumer_id)
+    DELETE FROM pgque.consumer co
+     WHERE co.co_id IN (SELECT dl_consumer_id FROM gone)
+       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = co.co_id)
+       AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = co.co_id AND d.dl_queue_id <> q.queue_id);
+    EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', pgque.event_table_name(q.queue_id, NULL));
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
-    EXECUTE format('DROP SEQUENCE IF EXISTS %s', q.queue_event_seq);
-    EXECUTE format('DROP SEQUENCE IF EXISTS %s', q.queue_tick_seq);
+    EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.event_seq_name(q.queue_id));
+    EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.tick_seq_name(q.queue_id));
     DELETE FROM pgque.queue WHERE queue_id = q.queue_id;
     RETURN 1;
 END
@@ -176,10 +217,10 @@ DECLARE
 BEGIN
     PERFORM 1 FROM pgque.queue WHERE queue_name = x_queue_name;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'No such event queue' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', x_queue_name);
+        RAISE EXCEPTION 'No such event queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', x_queue_name);
     END IF;
     IF x_param_name IS NULL THEN
-        RAISE EXCEPTION 'Invalid NULL value' USING ERRCODE = '22023', DETAIL = 'The parameter name must not be NULL.';
+        RAISE EXCEPTION 'Invalid NULL value' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', DETAIL = 'The parameter name must not be NULL.';
     END IF;
     -- Only these columns may be set; the column name comes from this list, never from input.
     SELECT col, typ INTO v_column, v_type FROM (VALUES
@@ -193,7 +234,7 @@ BEGIN
         ('max_retries',        'queue_max_retries',        'int4')
     ) AS p(name, col, typ) WHERE p.name = v_param;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'cannot change parameter "%"', x_param_name USING ERRCODE = '22023',
+        RAISE EXCEPTION 'cannot change parameter "%"', x_param_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             HINT = 'Allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries.';
     END IF;
     IF x_param_value IS NOT NULL THEN
@@ -212,7 +253,7 @@ BEGIN
             RAISE EXCEPTION 'set_queue_config: % must be % 0, got %', v_param,
                 CASE WHEN v_param = 'max_retries' THEN '>=' ELSE '>' END,
                 CASE WHEN v_type = 'interval' THEN x_param_value::interval::text ELSE x_param_value::int4::text END
-                USING ERRCODE = '22023', HINT = CASE WHEN v_type = 'interval' THEN 'Intervals must also be finite.'
+                USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = CASE WHEN v_type = 'interval' THEN 'Intervals must also be finite.'
                                                      ELSE 'A whole number.' END;
         END IF;
         EXECUTE format('UPDATE pgque.queue SET %I = $1::%s WHERE queue_name = $2', v_column, v_type)

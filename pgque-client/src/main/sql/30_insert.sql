@@ -22,9 +22,9 @@ DECLARE
 BEGIN
     PERFORM pg_current_xact_id();
     IF current_setting('transaction_isolation') = 'read committed' THEN
-        SELECT queue_data_pfx || '_' || queue_cur_table INTO v_table FROM pgque.queue WHERE queue_id = i_queue_id;
+        SELECT pgque.event_table_name(queue_id, queue_cur_table) INTO v_table FROM pgque.queue WHERE queue_id = i_queue_id;
     ELSE
-        SELECT queue_data_pfx || '_' || queue_cur_table INTO v_table FROM pgque.queue WHERE queue_id = i_queue_id
+        SELECT pgque.event_table_name(queue_id, queue_cur_table) INTO v_table FROM pgque.queue WHERE queue_id = i_queue_id
            FOR SHARE;
     END IF;
     RETURN v_table;
@@ -57,7 +57,7 @@ CREATE OR REPLACE FUNCTION pgque.draw_event_ids(i_queue pgque.queue, i_count int
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    RETURN ARRAY(SELECT nextval(i_queue.queue_event_seq::regclass) FROM generate_series(1, i_count) ORDER BY 1);
+    RETURN ARRAY(SELECT nextval(pgque.event_seq_name(i_queue.queue_id)::regclass) FROM generate_series(1, i_count) ORDER BY 1);
 END
 $$;
 
@@ -71,7 +71,7 @@ DECLARE
     v_table text;
 BEGIN
     IF i_queue.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
-        RAISE EXCEPTION 'Insert into queue disallowed' USING ERRCODE = '55000',
+        RAISE EXCEPTION 'Insert into queue disallowed' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s has disable_insert = true.', i_queue.queue_name);
     END IF;
     v_table := pgque.active_event_table(i_queue.queue_id);
@@ -95,7 +95,7 @@ DECLARE
     v_n int;
 BEGIN
     IF i_payloads IS NULL THEN
-        RAISE EXCEPTION 'payloads must not be null' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'payloads must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF array_ndims(i_payloads) > 1 THEN
         RAISE EXCEPTION 'payloads must be a one-dimensional array' USING ERRCODE = '22023';
@@ -213,5 +213,22 @@ CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads jsonb[]) R
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     RETURN pgque.send_batch(queue_name, 'default', payloads::text[]);
+END
+$$;
+
+-- PgQ's internal bulk primitive under send_batch: one event of type ev_type per element of
+-- ev_data_list (a NULL element is a NULL payload), ids returned in input order; an empty array
+-- for an empty input. For the owner only (revoked from every role): producers use send_batch.
+CREATE OR REPLACE FUNCTION pgque.insert_event_bulk(queue_name text, ev_type text, ev_data_list text[])
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.find_queue(insert_event_bulk.queue_name);
+BEGIN
+    IF coalesce(cardinality(ev_data_list), 0) = 0 THEN
+        RETURN '{}'::bigint[];
+    END IF;
+    RETURN pgque.insert_events_raw(q, array_fill(insert_event_bulk.ev_type, ARRAY[cardinality(ev_data_list)]),
+                                   ev_data_list, NULL, NULL, NULL, NULL);
 END
 $$;

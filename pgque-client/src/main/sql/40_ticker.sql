@@ -34,8 +34,9 @@ BEGIN
     -- lock taken in another order by another path could deadlock with it.
     PERFORM pgque.lock_ticker(i_queue_id);
     SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
-    INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq)
-    VALUES (q.queue_id, nextval(q.queue_tick_seq::regclass), pgque.seq_getval(q.queue_event_seq))
+    INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq, tick_forced_ids)
+    VALUES (q.queue_id, nextval(pgque.tick_seq_name(q.queue_id)::regclass),
+            pgque.seq_getval(pgque.event_seq_name(q.queue_id)), q.queue_forced_ids)
     RETURNING tick_id INTO v_tick;
     -- A lossy wake-up hint for consumers that LISTEN; correctness never depends on it.
     IF q.queue_tick_requested THEN
@@ -74,17 +75,17 @@ DECLARE
 BEGIN
     SELECT queue_id INTO q.queue_id FROM pgque.queue WHERE queue_name = i_queue_name;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'no such queue' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', i_queue_name);
+        RAISE EXCEPTION 'no such queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', i_queue_name);
     END IF;
     PERFORM pgque.lock_ticker(q.queue_id);
     -- Read after the lock: a ticker that waited sees the tick the other one made.
     SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
     IF q.queue_external_ticker THEN
-        RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = '55000',
+        RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s gets its ticks from the four-argument ticker().', i_queue_name);
     END IF;
     IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = '55000',
+        RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s has ticker_paused = true.', i_queue_name);
     END IF;
 
@@ -95,7 +96,7 @@ BEGIN
     IF pg_snapshot_xmin(v_last.tick_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) THEN
         RAISE EXCEPTION 'Invalid PgQ state: old xmin=%, old xmax=%, cur txid=%',
             pg_snapshot_xmin(v_last.tick_snapshot), pg_snapshot_xmax(v_last.tick_snapshot), pg_current_xact_id()
-            USING ERRCODE = 'XX000',
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000',
                   DETAIL = format('The last tick of queue %s is from the future: restored or corrupt state.', i_queue_name);
     END IF;
 
@@ -103,7 +104,7 @@ BEGIN
         RETURN pgque.insert_tick(q.queue_id);
     END IF;
     v_lag := now() - v_last.tick_time;
-    v_new := pgque.seq_getval(q.queue_event_seq) - v_last.tick_event_seq;
+    v_new := pgque.seq_getval(pgque.event_seq_name(q.queue_id)) - v_last.tick_event_seq;
 
     IF v_new > 0 THEN
         IF v_new < q.queue_ticker_max_count AND v_lag < q.queue_ticker_max_lag THEN
@@ -154,53 +155,64 @@ BEGIN
     PERFORM pgque.lock_ticker(q.queue_id);
     IF NOT q.queue_external_ticker THEN
         RAISE EXCEPTION 'queue % is not configured for external ticker (set external_ticker = true first)', i_queue_name
-            USING ERRCODE = '55000';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
     END IF;
     IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'queue % is paused (queue_ticker_paused = true)', i_queue_name USING ERRCODE = '55000';
+        RAISE EXCEPTION 'queue % is paused (queue_ticker_paused = true)', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
     END IF;
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF FOUND AND i_tick_id <= v_last.tick_id THEN
         RAISE EXCEPTION 'external ticker tick_id must be strictly greater than current max (% <= %)', i_tick_id, v_last.tick_id
-            USING ERRCODE = '22023';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF FOUND AND i_event_seq < v_last.tick_event_seq THEN
         RAISE EXCEPTION 'external ticker event_seq must be >= previous tick (% < %)', i_event_seq, v_last.tick_event_seq
-            USING ERRCODE = '22023';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     -- Move the sequences forward, never back.
-    IF pgque.seq_last_value(q.queue_tick_seq) < i_tick_id THEN
-        PERFORM setval(q.queue_tick_seq::regclass, i_tick_id);
+    IF pgque.seq_last_value(pgque.tick_seq_name(q.queue_id)) < i_tick_id THEN
+        PERFORM setval(pgque.tick_seq_name(q.queue_id)::regclass, i_tick_id);
     END IF;
-    IF pgque.seq_last_value(q.queue_event_seq) < i_event_seq THEN
-        PERFORM setval(q.queue_event_seq::regclass, i_event_seq);
+    IF pgque.seq_last_value(pgque.event_seq_name(q.queue_id)) < i_event_seq THEN
+        PERFORM setval(pgque.event_seq_name(q.queue_id)::regclass, i_event_seq);
     END IF;
-    INSERT INTO pgque.tick (tick_queue, tick_id, tick_time, tick_event_seq)
-    VALUES (q.queue_id, i_tick_id, i_orig_timestamp, i_event_seq);
+    INSERT INTO pgque.tick (tick_queue, tick_id, tick_time, tick_event_seq, tick_forced_ids)
+    VALUES (q.queue_id, i_tick_id, i_orig_timestamp, i_event_seq, q.queue_forced_ids);
     PERFORM pg_notify('pgque_' || q.queue_name, i_tick_id::text);
     RETURN i_tick_id;
 END
 $$;
 
--- Does not tick: makes the next ticker() call tick. (PgQ bumps the event sequence for this; a
--- flag does the same without inflating every pending-event estimate, and without a setval that
--- could race with producers.)
+-- Does not tick: makes the next ticker() call tick, by PgQ's rule: the queue's event sequence
+-- advances by ticker_max_count * 2 + 1000, so the ticker sees enough new events. The ids are
+-- drawn one by one (no setval that could hand a producer's id out twice) and counted in
+-- queue_forced_ids, which this engine's own figures subtract; PgQ's ev_new and pending_events
+-- include them, as there.
 CREATE OR REPLACE FUNCTION pgque.force_next_tick(i_queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_tick bigint;
+    v_bump bigint;
 BEGIN
-    q := pgque.find_queue(i_queue_name);
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001';
+    END IF;
+    -- Under the tickers' lock: a tick records the sequence and the forced count together.
+    PERFORM pgque.lock_ticker(q.queue_id);
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
     IF q.queue_external_ticker THEN
         RAISE EXCEPTION 'queue % is configured for external ticker; force_tick does not apply', i_queue_name
-            USING ERRCODE = '55000', HINT = 'Push the next tick with the four-argument ticker().';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000', HINT = 'Push the next tick with the four-argument ticker().';
     END IF;
     IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'queue % is paused (queue_ticker_paused = true)', i_queue_name USING ERRCODE = '55000';
+        RAISE EXCEPTION 'queue % is paused (queue_ticker_paused = true)', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
     END IF;
-    UPDATE pgque.queue SET queue_tick_requested = true WHERE queue_id = q.queue_id AND NOT queue_tick_requested;
+    v_bump := q.queue_ticker_max_count::bigint * 2 + 1000;
+    PERFORM nextval(pgque.event_seq_name(q.queue_id)::regclass) FROM generate_series(1, v_bump);
+    UPDATE pgque.queue SET queue_forced_ids = queue_forced_ids + v_bump WHERE queue_id = q.queue_id;
     SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
     RETURN v_tick;
 END
@@ -243,7 +255,7 @@ BEGIN
         IF v_tick IS NULL THEN
             SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
             IF FOUND AND now() - v_last.tick_time >= i_period THEN
-                v_due := pgque.seq_last_value(q.queue_event_seq) > v_last.tick_event_seq;
+                v_due := pgque.seq_last_value(pgque.event_seq_name(q.queue_id)) > v_last.tick_event_seq;
                 IF NOT v_due THEN
                     -- The last tick may have counted events whose transaction was still running
                     -- when it was taken: they are in no batch yet, and the count alone would
@@ -251,7 +263,7 @@ BEGIN
                     EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s e WHERE e.ev_txid >= $1
                                        AND NOT pg_visible_in_snapshot(e.ev_txid, $2)
                                        AND pg_visible_in_snapshot(e.ev_txid, pg_current_snapshot()))',
-                                   q.queue_data_pfx)
+                                   pgque.event_table_name(q.queue_id, NULL))
                        INTO v_due
                       USING pg_snapshot_xmin(v_last.tick_snapshot), v_last.tick_snapshot;
                 END IF;

@@ -5,7 +5,46 @@
 
 -- Consuming: subscriptions, batches, and which events a batch holds. Reader role.
 
+-- Internal: refuses a partition slot's subscription name ("<consumer>#<k>/<N>") in a plain
+-- call. A slot is read, acked and retried only under its lease (the *_partitioned functions);
+-- a plain call would go around it: open the slot's batch with no lease, read every hash class
+-- of its window, or ack events the lease holder never saw.
+CREATE OR REPLACE FUNCTION pgque.refuse_slot_name(i_consumer text, i_use text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF position('#' IN coalesce(i_consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'consumer % is a partition slot consumer; use %', i_consumer, i_use
+            USING ERRCODE = 'PQ009', HINT = '# is reserved for the slots of partitioned consumers.';
+    END IF;
+END
+$$;
+
+-- Internal: refuses a plain call on a partition slot's batch (see refuse_slot_name).
+CREATE OR REPLACE FUNCTION pgque.refuse_slot_batch(i_batch_id bigint, i_use text)
+RETURNS void
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_consumer text := pgque.batch_consumer_name(i_batch_id);
+BEGIN
+    IF position('#' IN coalesce(v_consumer, '')) > 0 THEN
+        RAISE EXCEPTION 'batch % belongs to partition slot consumer %; use %', i_batch_id, v_consumer, i_use
+            USING ERRCODE = 'PQ009';
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.register_consumer_at(x_queue_name text, x_consumer_name text, x_tick_pos bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.refuse_slot_name(x_consumer_name, 'pgque.subscribe_partitioned()');
+    RETURN pgque.register_subscription(x_queue_name, x_consumer_name, x_tick_pos);
+END
+$$;
+
+-- Internal: register_consumer_at for any name, slots included (their own set-up calls it).
+CREATE OR REPLACE FUNCTION pgque.register_subscription(x_queue_name text, x_consumer_name text, x_tick_pos bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -15,7 +54,7 @@ DECLARE
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'Event queue not created yet' USING ERRCODE = 'PQ001', DETAIL = format('queue: %s', x_queue_name);
+        RAISE EXCEPTION 'Event queue not created yet' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', x_queue_name);
     END IF;
     IF x_consumer_name IS NULL OR x_consumer_name = '' THEN
         RAISE EXCEPTION 'consumer name must not be null or empty' USING ERRCODE = '22023';
@@ -23,13 +62,13 @@ BEGIN
     IF x_tick_pos IS NULL THEN
         SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
         IF v_tick IS NULL THEN
-            RAISE EXCEPTION 'No ticks for this queue.  Please run ticker on database.' USING ERRCODE = '55000',
+            RAISE EXCEPTION 'No ticks for this queue.  Please run ticker on database.' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
                 DETAIL = format('queue: %s', x_queue_name);
         END IF;
     ELSE
         SELECT tick_id INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = x_tick_pos;
         IF NOT FOUND THEN
-            RAISE EXCEPTION 'cannot reposition, tick not found: %', x_tick_pos USING ERRCODE = '22023',
+            RAISE EXCEPTION 'cannot reposition, tick not found: %', x_tick_pos USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
                 DETAIL = format('Queue %s has no tick %s (any more).', x_queue_name, x_tick_pos);
         END IF;
     END IF;
@@ -64,6 +103,30 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.unregister_consumer(x_queue_name text, x_consumer_name text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.refuse_slot_name(x_consumer_name, 'pgque.unsubscribe_partitioned() or pgque.unsubscribe_slot()');
+    RETURN pgque.unregister_subscription(x_queue_name, x_consumer_name);
+END
+$$;
+
+-- Internal: the consumer row goes when nothing refers to it any more: no subscription, and no
+-- dead letter (dead letters are evidence; they keep their consumer row, and a consumer that
+-- subscribes again under the name finds them).
+CREATE OR REPLACE FUNCTION pgque.forget_consumer(i_co_id int4)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    DELETE FROM pgque.consumer c
+     WHERE c.co_id = i_co_id
+       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id)
+       AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = c.co_id);
+END
+$$;
+
+-- Internal: unregister_consumer for any name, slots included.
+CREATE OR REPLACE FUNCTION pgque.unregister_subscription(x_queue_name text, x_consumer_name text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     s pgque.subscription;
@@ -79,14 +142,12 @@ BEGIN
     END IF;
     IF s.sub_role = 'coop_main' AND pgque.coop_has_members(s) THEN
         RAISE EXCEPTION 'cannot unregister cooperative main consumer with registered subconsumers'
-            USING ERRCODE = 'PQ009',
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
                   HINT = 'unregister each subconsumer with pgque.unregister_subconsumer() first';
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
-    DELETE FROM pgque.consumer c
-     WHERE c.co_id = s.sub_consumer
-       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id);
+    PERFORM pgque.forget_consumer(s.sub_consumer);
     RETURN 1;
 END
 $$;
@@ -97,7 +158,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 BEGIN
     IF position('#' IN coalesce(consumer, '')) > 0 THEN
         RAISE EXCEPTION 'consumer name must not contain the reserved character #: %', consumer
-            USING ERRCODE = '22023', HINT = '# separates the slots of a partitioned consumer; use pgque.subscribe_partitioned().';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = '# separates the slots of a partitioned consumer; use pgque.subscribe_partitioned().';
     END IF;
     RETURN pgque.register_consumer(queue, consumer);
 END
@@ -155,7 +216,8 @@ BEGIN
           WHERE t.tick_queue = i_first.tick_queue AND t.tick_id > i_first.tick_id
             AND (i_cap IS NULL OR t.tick_id <= i_cap)
             AND (i_min_lag IS NULL OR t.tick_time <= now() - i_min_lag)
-            AND t.tick_event_seq - i_last.tick_event_seq <= i_window_events
+            -- Events, not ids: a forced tick's ids (tick_forced_ids) hold no event.
+            AND (t.tick_event_seq - t.tick_forced_ids) - (i_last.tick_event_seq - i_last.tick_forced_ids) <= i_window_events
           ORDER BY t.tick_id DESC
           LIMIT 1),
         i_first);
@@ -196,7 +258,6 @@ DECLARE
     s pgque.subscription;
     v_last pgque.tick;
     v_next pgque.tick;
-    v_cap bigint;
 BEGIN
     q := pgque.find_queue(i_queue_name);
     s := pgque.lock_subscription(q.queue_id, i_consumer_name);
@@ -207,7 +268,7 @@ BEGIN
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_last_tick;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'PgQ corruption: Consumer % on queue % does not see tick %', i_consumer_name, i_queue_name, s.sub_last_tick
-            USING ERRCODE = 'XX000', DETAIL = 'The tick at the consumer''s position no longer exists.';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000', DETAIL = 'The tick at the consumer''s position no longer exists.';
     END IF;
     prev_tick_id := v_last.tick_id;
     prev_tick_time := v_last.tick_time;
@@ -218,16 +279,20 @@ BEGIN
         batch_id := s.sub_batch;
     ELSE
         -- A slot of a consumer being resized opens no batch past the seal tick (56_resize.sql).
-        IF position('#' IN i_consumer_name) > 0 THEN
-            v_cap := pgque.resize_tick_cap(q.queue_id, i_consumer_name);
-        END IF;
-        v_next := pgque.next_batch_end(v_last, i_min_lag, i_min_count, i_min_interval, v_cap, i_window_events);
+        -- The cap and the batch end are read in one expression, so from one snapshot (the
+        -- functions are STABLE): read apart, a begin_resize and one more tick committing in
+        -- between would leave this slot without the cap and with a tick past the seal to end
+        -- its batch at.
+        v_next := pgque.next_batch_end(v_last, i_min_lag, i_min_count, i_min_interval,
+                                       CASE WHEN position('#' IN i_consumer_name) > 0
+                                            THEN pgque.resize_tick_cap(q.queue_id, i_consumer_name) END,
+                                       i_window_events);
         IF v_next.tick_id IS NULL THEN
             RETURN;
         END IF;
         batch_id := nextval('pgque.batch_id_seq');
         UPDATE pgque.subscription
-           SET sub_batch = batch_id, sub_next_tick = v_next.tick_id, sub_active = now()
+           SET sub_batch = batch_id, sub_next_tick = v_next.tick_id, sub_active = now(), sub_was_coop_main = false
          WHERE sub_queue = s.sub_queue AND sub_consumer = s.sub_consumer;
     END IF;
     cur_tick_id := v_next.tick_id;
@@ -246,6 +311,7 @@ CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
+    PERFORM pgque.refuse_slot_name(i_consumer_name, 'pgque.receive_partitioned()');
     SELECT * INTO batch_id, cur_tick_id, prev_tick_id, cur_tick_time, prev_tick_time, cur_tick_event_seq,
                   prev_tick_event_seq
       FROM pgque.open_batch(i_queue_name, i_consumer_name, i_min_lag, i_min_count, i_min_interval, NULL);
@@ -357,14 +423,14 @@ BEGIN
     v_tx_min := pg_snapshot_xmin(i_snap1)::text::bigint;
     v_tx_max := pg_snapshot_xmax(i_snap2)::text::bigint;
     IF v_tx_max < i_queue.queue_switch_step1 THEN
-        v_tables := ARRAY[i_queue.queue_data_pfx || '_'
-                          || ((i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
+        v_tables := ARRAY[pgque.event_table_name(i_queue.queue_id,
+                              (i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
     ELSIF i_queue.queue_switch_step2 IS NOT NULL AND v_tx_min > i_queue.queue_switch_step2 THEN
-        v_tables := ARRAY[i_queue.queue_data_pfx || '_' || i_queue.queue_cur_table];
+        v_tables := ARRAY[pgque.event_table_name(i_queue.queue_id, i_queue.queue_cur_table)];
     ELSE
-        v_tables := ARRAY[i_queue.queue_data_pfx || '_' || i_queue.queue_cur_table,
-                          i_queue.queue_data_pfx || '_'
-                          || ((i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
+        v_tables := ARRAY[pgque.event_table_name(i_queue.queue_id, i_queue.queue_cur_table),
+                          pgque.event_table_name(i_queue.queue_id,
+                              (i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
     END IF;
 
     v_filter := format(
@@ -396,7 +462,7 @@ BEGIN
       JOIN pgque.tick t2 ON t2.tick_queue = sub.sub_queue AND t2.tick_id = sub.sub_next_tick
      WHERE sub.sub_batch = i_batch_id;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
+        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
     RETURN pgque.window_scan_sql(v.queue, v.sub_id, v.snap1, v.snap2, i_after_ev_id, i_limit, i_slot, i_n,
                                  CASE WHEN i_messages THEN i_batch_id END);
@@ -421,6 +487,7 @@ RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid bigint, ev_retry int4,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
+    PERFORM pgque.refuse_slot_batch(x_batch_id, 'pgque.read_batch_partitioned()');
     RETURN QUERY
     SELECT r.ev_id, r.ev_time, r.ev_txid::text::bigint, r.ev_retry, r.ev_type, r.ev_data,
            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
@@ -449,12 +516,22 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 BEGIN
     RETURN QUERY SELECT * FROM pgque.batch_messages(i_batch_id, NULL, i_limit, i_slot, i_n);
     IF NOT FOUND THEN
-        PERFORM pgque.finish_batch(i_batch_id);
+        PERFORM pgque.close_batch(i_batch_id);
     END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.finish_batch(x_batch_id bigint)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.refuse_slot_batch(x_batch_id, 'pgque.ack_partitioned()');
+    RETURN pgque.close_batch(x_batch_id);
+END
+$$;
+
+-- Internal: finish_batch for any batch, slots' included (their lease is checked by the caller).
+CREATE OR REPLACE FUNCTION pgque.close_batch(x_batch_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -473,7 +550,7 @@ BEGIN
     END IF;
     IF v_role = 'coop_main' THEN
         RAISE EXCEPTION 'cannot finish cooperative main consumer batch % as normal active consumer', x_batch_id
-            USING ERRCODE = 'XX000';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
     END IF;
     RETURN 1;
 END
@@ -497,11 +574,11 @@ DECLARE
     v_batch bigint;
 BEGIN
     IF i_max_return IS NULL OR i_max_return < 1 THEN
-        RAISE EXCEPTION 'pgque.receive: max_return must be >= 1, got %', i_max_return USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.receive: max_return must be >= 1, got %', i_max_return USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF position('#' IN coalesce(i_consumer, '')) > 0 THEN
         RAISE EXCEPTION 'consumer % is a partition slot consumer; use pgque.receive_partitioned()', i_consumer
-            USING ERRCODE = 'PQ009';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
     v_batch := pgque.next_batch(i_queue, i_consumer);
     IF v_batch IS NULL THEN
@@ -522,7 +599,7 @@ BEGIN
     END IF;
     v_consumer := pgque.batch_consumer_name(i_batch_id);
     IF v_consumer IS NULL THEN
-        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
+        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
     IF position('#' IN v_consumer) > 0 THEN
         RAISE EXCEPTION 'batch % belongs to partition slot %; use pgque.read_batch_partitioned()', i_batch_id, v_consumer
@@ -540,8 +617,8 @@ DECLARE
 BEGIN
     IF position('#' IN coalesce(v_consumer, '')) > 0 THEN
         RAISE EXCEPTION 'batch % belongs to partition slot consumer %; use pgque.ack_partitioned()', i_batch_id, v_consumer
-            USING ERRCODE = 'PQ009';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
-    RETURN pgque.finish_batch(i_batch_id);
+    RETURN pgque.close_batch(i_batch_id);
 END
 $$;

@@ -55,13 +55,13 @@ BEGIN
     IF s.sub_role = 'coop_main' THEN
         RAISE EXCEPTION 'consumer % on queue % is a cooperative main consumer; use cooperative receive/next_batch with a subconsumer',
             i_consumer_name, i_queue_name
-            USING ERRCODE = 'PQ009',
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
                   HINT = format('call pgque.receive_coop(%L, %L, <subconsumer>) or pgque.next_batch(%L, %L, <subconsumer>)',
                                 i_queue_name, i_consumer_name, i_queue_name, i_consumer_name);
     ELSIF s.sub_role = 'coop_member' THEN
         RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; use receive_coop / next_batch (cooperative form) instead of the legacy 5-arg next_batch_custom',
             i_consumer_name, i_queue_name
-            USING ERRCODE = 'PQ009',
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
                   HINT = format('call pgque.receive_coop(%L, %L, %L)', i_queue_name,
                                 split_part(i_consumer_name, '.', 1),
                                 substr(i_consumer_name, position('.' IN i_consumer_name) + 1));
@@ -76,19 +76,19 @@ RETURNS text
 LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' THEN
-        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_consumer IS NULL OR i_consumer = '' THEN
-        RAISE EXCEPTION 'consumer name must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'consumer name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_subconsumer IS NULL OR i_subconsumer = '' THEN
-        RAISE EXCEPTION 'subconsumer name must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'subconsumer name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF position('.' IN i_consumer) > 0 THEN
-        RAISE EXCEPTION 'cooperative consumer name must not contain dot: %', i_consumer USING ERRCODE = '22023';
+        RAISE EXCEPTION 'cooperative consumer name must not contain dot: %', i_consumer USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF position('.' IN i_subconsumer) > 0 THEN
-        RAISE EXCEPTION 'cooperative subconsumer name must not contain dot: %', i_subconsumer USING ERRCODE = '22023';
+        RAISE EXCEPTION 'cooperative subconsumer name must not contain dot: %', i_subconsumer USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF position('#' IN i_consumer || i_subconsumer) > 0 THEN
         RAISE EXCEPTION 'cooperative consumer name must not contain the reserved character #: %.%', i_consumer, i_subconsumer
@@ -114,20 +114,20 @@ BEGIN
     v_created := pgque.register_consumer(i_queue, i_consumer);
     m := pgque.lock_subscription(q.queue_id, i_consumer);
     IF v_created = 0 AND m.sub_role = 'normal' THEN
-        IF NOT coalesce(i_convert_normal, false) THEN
+        IF NOT coalesce(i_convert_normal, false) AND NOT m.sub_was_coop_main THEN
             RAISE EXCEPTION 'consumer % on queue % is already a normal consumer; explicit conversion is required', i_consumer, i_queue
-                USING ERRCODE = '55000', HINT = 'pass i_convert_normal => true to turn it into a cooperative main consumer';
+                USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000', HINT = 'pass i_convert_normal => true to turn it into a cooperative main consumer';
         END IF;
         IF m.sub_batch IS NOT NULL THEN
             RAISE EXCEPTION 'cannot convert active normal consumer % on queue % to cooperative main', i_consumer, i_queue
-                USING ERRCODE = '55000', HINT = format('ack its open batch %s first', m.sub_batch);
+                USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000', HINT = format('ack its open batch %s first', m.sub_batch);
         END IF;
         v_created := 1;
     ELSIF m.sub_role = 'coop_member' THEN
-        RAISE EXCEPTION 'consumer % on queue % is not a cooperative main consumer', i_consumer, i_queue USING ERRCODE = 'PQ009';
+        RAISE EXCEPTION 'consumer % on queue % is not a cooperative main consumer', i_consumer, i_queue USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
     IF m.sub_role <> 'coop_main' THEN
-        UPDATE pgque.subscription SET sub_role = 'coop_main'
+        UPDATE pgque.subscription SET sub_role = 'coop_main', sub_was_coop_main = false
          WHERE sub_queue = m.sub_queue AND sub_consumer = m.sub_consumer;
     END IF;
 
@@ -143,7 +143,7 @@ BEGIN
     SELECT * INTO s FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = v_co;
     IF s.sub_role <> 'coop_member' OR s.sub_id <> m.sub_id THEN
         RAISE EXCEPTION 'consumer name % on queue % is already registered incompatibly', v_member, i_queue
-            USING ERRCODE = 'PQ009';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
     RETURN v_created;
 END
@@ -202,7 +202,7 @@ DECLARE
 BEGIN
     IF i_batch_handling IS NULL OR i_batch_handling NOT IN (0, 1) THEN
         RAISE EXCEPTION 'unsupported batch_handling value: %', i_batch_handling
-            USING ERRCODE = '22023', HINT = '0 refuses a member with an open batch, 1 sends its events through the nack policy';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = '0 refuses a member with an open batch, 1 sends its events through the nack policy';
     END IF;
     q := pgque.find_queue(i_queue);
     m := pgque.lock_subscription(q.queue_id, i_consumer);
@@ -217,18 +217,18 @@ BEGIN
         IF i_batch_handling = 0 THEN
             RAISE EXCEPTION 'cannot unregister active cooperative subconsumer %/%/% without batch_handling = 1',
                 i_queue, i_consumer, i_subconsumer
-                USING ERRCODE = '55000',
+                USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
                       HINT = format('ack batch %s first, or pass i_batch_handling => 1 to retry or dead-letter its events', s.sub_batch);
         END IF;
         PERFORM pgque.coop_nack_window(s, format('max retries exceeded (subconsumer %s unregistered with its batch open)', v_member));
     END IF;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
-    DELETE FROM pgque.consumer c
-     WHERE c.co_id = s.sub_consumer
-       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id);
-    -- The last member gone: the main is a plain consumer again, its cursor past every window.
+    PERFORM pgque.forget_consumer(s.sub_consumer);
+    -- The last member gone: the main is a plain consumer again (as in PgQue), its cursor past
+    -- every window; marked, so that a member registering again resumes the group from there.
     IF NOT pgque.coop_has_members(m) THEN
-        UPDATE pgque.subscription SET sub_role = 'normal' WHERE sub_queue = m.sub_queue AND sub_consumer = m.sub_consumer;
+        UPDATE pgque.subscription SET sub_role = 'normal', sub_was_coop_main = true
+         WHERE sub_queue = m.sub_queue AND sub_consumer = m.sub_consumer;
     END IF;
     RETURN 1;
 END
@@ -275,7 +275,7 @@ BEGIN
     END IF;
     IF m.sub_batch IS NOT NULL THEN
         RAISE EXCEPTION 'cooperative main consumer %/% has an unexpected active batch %', i_queue, i_consumer, m.sub_batch
-            USING ERRCODE = 'XX000';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
     END IF;
 
     IF s.sub_batch IS NOT NULL THEN
@@ -314,12 +314,12 @@ BEGIN
 
     IF m.sub_last_tick IS NULL THEN
         RAISE EXCEPTION 'PgQ corruption: cooperative main consumer % on queue % has no cursor', i_consumer, i_queue
-            USING ERRCODE = 'XX000';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
     END IF;
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = m.sub_last_tick;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'PgQ corruption: cooperative main consumer % on queue % does not see tick %', i_consumer, i_queue, m.sub_last_tick
-            USING ERRCODE = 'XX000';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
     END IF;
     v_next := pgque.find_next_tick(v_last, i_min_lag, i_min_count, i_min_interval);
     IF v_next.tick_id IS NULL THEN
@@ -356,7 +356,7 @@ DECLARE
     v_batch bigint;
 BEGIN
     IF i_max_return IS NULL OR i_max_return < 1 THEN
-        RAISE EXCEPTION 'pgque.receive_coop: max_return must be >= 1, got %', i_max_return USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.receive_coop: max_return must be >= 1, got %', i_max_return USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     v_batch := pgque.next_batch(i_queue, i_consumer, i_subconsumer, i_dead_interval);
     IF v_batch IS NULL THEN

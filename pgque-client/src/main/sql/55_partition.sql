@@ -52,13 +52,13 @@ RETURNS pgque.queue
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' THEN
-        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_consumer IS NULL OR i_consumer = '' THEN
-        RAISE EXCEPTION 'consumer name must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'consumer name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF position('#' IN i_consumer) > 0 THEN
-        RAISE EXCEPTION 'partitioned consumer name must not contain #: %', i_consumer USING ERRCODE = '22023',
+        RAISE EXCEPTION 'partitioned consumer name must not contain #: %', i_consumer USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = '# separates a partitioned consumer''s name from its slot number.';
     END IF;
     RETURN pgque.find_queue(i_queue);
@@ -75,7 +75,7 @@ BEGIN
     SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = i_queue.queue_id AND co_name = i_consumer;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'consumer % on queue % is not a partitioned consumer; call pgque.subscribe_slot() first',
-            i_consumer, i_queue.queue_name USING ERRCODE = 'PQ006',
+            i_consumer, i_queue.queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006',
             HINT = 'pgque.subscribe_partitioned() subscribes all slots at one tick.';
     END IF;
     RETURN v_n;
@@ -90,10 +90,10 @@ LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     IF i_slot IS NULL OR i_slot < 0 OR i_slot >= i_n THEN
         IF i_consumer IS NULL THEN
-            RAISE EXCEPTION 'slot % out of range for n=% (valid: 0..%)', i_slot, i_n, i_n - 1 USING ERRCODE = 'PQ006';
+            RAISE EXCEPTION 'slot % out of range for n=% (valid: 0..%)', i_slot, i_n, i_n - 1 USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
         END IF;
         RAISE EXCEPTION 'slot % out of range for consumer % on queue % (valid: 0..%)', i_slot, i_consumer, i_queue, i_n - 1
-            USING ERRCODE = 'PQ006';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
 END
 $$;
@@ -106,7 +106,7 @@ DECLARE
     v_pinned int4;
 BEGIN
     IF i_n IS NULL OR i_n < 1 THEN
-        RAISE EXCEPTION 'slot count n must be >= 1, got %', i_n USING ERRCODE = '22023';
+        RAISE EXCEPTION 'slot count n must be >= 1, got %', i_n USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_n > 256 THEN
         RAISE EXCEPTION 'slot count n must be <= 256, got %', i_n USING ERRCODE = '22023';
@@ -116,7 +116,7 @@ BEGIN
     RETURNING n INTO v_pinned;
     IF v_pinned <> i_n THEN
         RAISE EXCEPTION 'consumer % on queue % is pinned to n=%; got n=% (unsubscribe all slots to change the slot count)',
-            i_consumer, i_queue.queue_name, v_pinned, i_n USING ERRCODE = 'PQ006';
+            i_consumer, i_queue.queue_name, v_pinned, i_n USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
 END
 $$;
@@ -129,7 +129,7 @@ DECLARE
 BEGIN
     PERFORM pgque.partition_pin(q, i_consumer, i_n);
     PERFORM pgque.check_slot(i_slot, i_n, NULL, NULL);
-    PERFORM pgque.register_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n));
+    PERFORM pgque.register_subscription(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL);
     INSERT INTO pgque.partition_slot (queue_id, co_name, slot) VALUES (q.queue_id, i_consumer, i_slot)
     ON CONFLICT DO NOTHING;
 END
@@ -177,7 +177,7 @@ BEGIN
     END IF;
     SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
     FOR k IN 0 .. i_n - 1 LOOP
-        PERFORM pgque.register_consumer_at(i_queue, pgque.slot_consumer_name(i_consumer, k, i_n), v_tick);
+        PERFORM pgque.register_subscription(i_queue, pgque.slot_consumer_name(i_consumer, k, i_n), v_tick);
         INSERT INTO pgque.partition_slot (queue_id, co_name, slot) VALUES (q.queue_id, i_consumer, k)
         ON CONFLICT DO NOTHING;
     END LOOP;
@@ -189,14 +189,24 @@ RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+    v_pc pgque.partition_consumer;
     v_n int4;
 BEGIN
-    SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
+    -- The consumer's row, locked first: a resize (which locks it too) cannot start or end while
+    -- the slot goes, and N is read under the lock.
+    SELECT * INTO v_pc FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    v_n := v_pc.n;
+    IF v_pc.resize_state = 'draining' THEN
+        RAISE EXCEPTION 'cannot unsubscribe slot % of consumer % on queue % while it is being resized from % to % slots',
+            i_slot, i_consumer, i_queue, v_pc.n, v_pc.n_next
+            USING ERRCODE = '55000',
+                  HINT = 'Complete or abort the resize first (pgque.complete_resize(), pgque.abort_resize()), or unsubscribe the whole consumer with pgque.unsubscribe_partitioned().';
+    END IF;
     PERFORM pgque.check_slot(i_slot, v_n, i_consumer, i_queue);
-    PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
+    PERFORM pgque.unregister_subscription(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, v_n));
     DELETE FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot;
     DELETE FROM pgque.partition_consumer pc
      WHERE pc.queue_id = q.queue_id AND pc.co_name = i_consumer
@@ -211,12 +221,14 @@ DECLARE
     q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
     v_n int4;
 BEGIN
-    SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer;
+    -- Locked before N is read: a begin_resize running now finishes first (and its new slots are
+    -- dropped below with the old ones), or waits and then finds no consumer to resize.
+    SELECT n INTO v_n FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
     IF NOT FOUND THEN
         RETURN;
     END IF;
     FOR k IN 0 .. v_n - 1 LOOP
-        PERFORM pgque.unregister_consumer(i_queue, pgque.slot_consumer_name(i_consumer, k, v_n));
+        PERFORM pgque.unregister_subscription(i_queue, pgque.slot_consumer_name(i_consumer, k, v_n));
     END LOOP;
     PERFORM pgque.resize_forget(q, i_consumer);
     DELETE FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer;
@@ -237,10 +249,10 @@ DECLARE
     v_now timestamptz;
 BEGIN
     IF i_worker IS NULL OR i_worker = '' THEN
-        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl < interval '1 second' THEN
-        RAISE EXCEPTION 'lease ttl must be >= 1 second, got %', i_ttl USING ERRCODE = '22023',
+        RAISE EXCEPTION 'lease ttl must be >= 1 second, got %', i_ttl USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = 'The lease TTL must also be finite.';
     END IF;
     q := pgque.partition_check_names(i_queue, i_consumer);
@@ -255,7 +267,7 @@ BEGIN
             RETURN NULL;
         END IF;
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
-            USING ERRCODE = 'PQ006';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
     v_now := clock_timestamp();
     IF r.lease_owner = i_worker THEN
@@ -289,7 +301,7 @@ BEGIN
        FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
-            USING ERRCODE = 'PQ006';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
     IF r.lease_owner IS DISTINCT FROM i_worker THEN
         RETURN false;
@@ -321,17 +333,17 @@ DECLARE
     s pgque.subscription;
 BEGIN
     IF i_slot IS NULL OR i_n IS NULL OR i_worker IS NULL THEN
-        RAISE EXCEPTION 'queue, consumer, slot, and n must not be null' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'queue, consumer, slot, and n must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_worker IS NULL OR i_worker = '' THEN
-        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
     IF v_n <> i_n THEN
         PERFORM pgque.resize_check_n(q, i_consumer, i_n);
         RAISE EXCEPTION 'wrong slot count for consumer % on queue %: pinned n=%, caller passed n=%',
-            i_consumer, i_queue, v_n, i_n USING ERRCODE = 'PQ006';
+            i_consumer, i_queue, v_n, i_n USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
     PERFORM pgque.check_slot(i_slot, v_n, i_consumer, i_queue);
     IF i_renew THEN
@@ -346,15 +358,15 @@ BEGIN
         -- A resize may have retired the slot while we waited for its row.
         PERFORM pgque.resize_check_n(q, i_consumer, i_n);
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
-            USING ERRCODE = 'PQ006';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
     IF r.lease_owner IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not leased; call pgque.claim_slot() first',
-            i_slot, i_consumer, i_queue USING ERRCODE = 'PQ005';
+            i_slot, i_consumer, i_queue USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ005';
     END IF;
     IF r.lease_owner <> i_worker THEN
         RAISE EXCEPTION 'lease on slot % of consumer % on queue % is held by worker %, not %; fenced',
-            i_slot, i_consumer, i_queue, r.lease_owner, i_worker USING ERRCODE = 'PQ004';
+            i_slot, i_consumer, i_queue, r.lease_owner, i_worker USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ004';
     END IF;
     IF i_renew THEN
         -- Every read and ack renews; an expired lease nobody took over is simply renewed.
@@ -367,7 +379,7 @@ BEGIN
     END IF;
     IF s.sub_id IS NULL THEN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
-            USING ERRCODE = 'PQ006';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
     RETURN s;
 END
@@ -395,7 +407,7 @@ DECLARE
     v_batch bigint;
 BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
-        RAISE EXCEPTION 'pgque.receive_partitioned: max must be >= 1, got %', i_max USING ERRCODE = '22023';
+        RAISE EXCEPTION 'pgque.receive_partitioned: max must be >= 1, got %', i_max USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     IF i_window_events < 1 THEN
         RAISE EXCEPTION 'pgque.receive_partitioned: window_events must be >= 1 or NULL, got %', i_window_events
@@ -411,7 +423,7 @@ BEGIN
     -- first_page, the scan run here: no set-returning layer between it and the reader.
     RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
     IF NOT FOUND THEN
-        PERFORM pgque.finish_batch(v_batch);
+        PERFORM pgque.close_batch(v_batch);
     END IF;
 END
 $$;
@@ -766,7 +778,7 @@ BEGIN
     IF s.sub_batch IS NULL THEN
         RETURN 0;
     END IF;
-    RETURN pgque.finish_batch(s.sub_batch);
+    RETURN pgque.close_batch(s.sub_batch);
 END
 $$;
 
@@ -783,7 +795,7 @@ BEGIN
     IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
         RETURN 0;
     END IF;
-    RETURN pgque.finish_batch(s.sub_batch);
+    RETURN pgque.close_batch(s.sub_batch);
 END
 $$;
 
@@ -795,7 +807,7 @@ DECLARE
     s pgque.subscription := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
 BEGIN
     IF s.sub_batch IS NULL THEN
-        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch to nack', i_slot, i_consumer, i_queue USING ERRCODE = 'PQ003';
+        RAISE EXCEPTION 'slot % of consumer % on queue % has no open batch to nack', i_slot, i_consumer, i_queue USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
     RETURN pgque.nack_core(s.sub_batch, (i_msg).msg_id, i_retry_after, i_reason, i_slot, i_n);
 END

@@ -25,13 +25,15 @@ ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS n_prev int4;
 ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS resize_started timestamptz;
 
 -- The queue's events after its last tick, which no batch holds yet, and that tick's age: what a
--- ticker that stopped leaves behind (the same count as get_queue_info's ev_new). Definer: it
--- reads the event sequence, which the readers of partition_slot_status may not.
+-- ticker that stopped leaves behind (get_queue_info's ev_new without the ids a forced tick
+-- drew). Definer: it reads the event sequence, which the readers of partition_slot_status may not.
 CREATE OR REPLACE FUNCTION pgque.tick_backlog(i_queue_id int4, OUT unticked_events bigint, OUT ticker_lag interval)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT greatest(pgque.seq_getval(q.queue_event_seq) - t.tick_event_seq, 0), now() - t.tick_time
+    SELECT greatest(pgque.seq_getval(pgque.event_seq_name(q.queue_id)) - q.queue_forced_ids
+                    - (t.tick_event_seq - t.tick_forced_ids), 0),
+           now() - t.tick_time
       FROM pgque.queue q
-      LEFT JOIN LATERAL (SELECT tk.tick_event_seq, tk.tick_time FROM pgque.tick tk WHERE tk.tick_queue = q.queue_id
+      LEFT JOIN LATERAL (SELECT tk.tick_event_seq, tk.tick_forced_ids, tk.tick_time FROM pgque.tick tk WHERE tk.tick_queue = q.queue_id
                           ORDER BY tk.tick_id DESC LIMIT 1) t ON true
      WHERE q.queue_id = i_queue_id
 $$;
@@ -44,7 +46,9 @@ $$;
 -- classes, an estimate); 0 means the slot is caught up. Events after the last tick are in no
 -- batch yet: unticked_events counts them (the queue's, the same on every row) and ticker_lag is
 -- the last tick's age, so a dead ticker shows as unticked_events growing with ticker_lag, where
--- pending_events alone would read 0.
+-- pending_events alone would read 0. pending_events is PgQ's figure and includes the ids a
+-- forced tick drew (force_next_tick); backlog_events is the same count without them, the
+-- figure to watch (the connectors' lag metrics read it).
 CREATE OR REPLACE VIEW pgque.partition_slot_status AS
 SELECT q.queue_name,
        pc.co_name AS consumer,
@@ -67,7 +71,8 @@ SELECT q.queue_name,
             WHEN s.sub_last_tick < pc.seal_tick THEN 'cursor at tick ' || s.sub_last_tick || ', seal at tick ' || pc.seal_tick
        END AS blocked_by,
        tb.unticked_events,
-       tb.ticker_lag
+       tb.ticker_lag,
+       greatest((lt.tick_event_seq - lt.tick_forced_ids) - (ct.tick_event_seq - ct.tick_forced_ids), 0) AS backlog_events
   FROM pgque.partition_consumer pc
   JOIN pgque.queue q ON q.queue_id = pc.queue_id
  CROSS JOIN LATERAL pgque.tick_backlog(q.queue_id) tb
@@ -84,7 +89,7 @@ SELECT q.queue_name,
   LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(pc.co_name, g.slot, g.n)
   LEFT JOIN pgque.subscription s ON s.sub_queue = pc.queue_id AND s.sub_consumer = c.co_id
   LEFT JOIN pgque.tick ct ON ct.tick_queue = pc.queue_id AND ct.tick_id = s.sub_last_tick
-  LEFT JOIN LATERAL (SELECT t.tick_event_seq FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
+  LEFT JOIN LATERAL (SELECT t.tick_event_seq, t.tick_forced_ids FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
                       ORDER BY t.tick_id DESC LIMIT 1) lt ON true;
 
 -- Internal: the subscription names of slots 0..n-1.
@@ -139,6 +144,10 @@ BEGIN
     PERFORM pgque.partition_pinned_n(i_queue, i_consumer);
     SELECT * INTO pc FROM pgque.partition_consumer
      WHERE queue_id = i_queue.queue_id AND co_name = i_consumer FOR UPDATE;
+    IF NOT FOUND THEN
+        -- Unsubscribed while we waited for its row.
+        PERFORM pgque.partition_pinned_n(i_queue, i_consumer);
+    END IF;
     RETURN pc;
 END
 $$;
@@ -192,7 +201,7 @@ BEGIN
     FOR v_name IN SELECT unnest(pgque.slot_consumer_names(pc.co_name, pc.n_next))
                     FROM pgque.partition_consumer pc
                    WHERE pc.queue_id = i_queue.queue_id AND pc.co_name = i_consumer AND pc.resize_state = 'draining' LOOP
-        PERFORM pgque.unregister_consumer(i_queue.queue_name, v_name);
+        PERFORM pgque.unregister_subscription(i_queue.queue_name, v_name);
     END LOOP;
 END
 $$;
@@ -230,11 +239,11 @@ BEGIN
     END IF;
     -- The seal is a tick of our own; a queue ticked from elsewhere or paused cannot get one.
     IF q.queue_external_ticker THEN
-        RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = '55000',
+        RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s gets its ticks from the four-argument ticker(); a resize needs a seal tick of its own.', i_queue);
     END IF;
     IF q.queue_ticker_paused THEN
-        RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = '55000',
+        RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s has ticker_paused = true; a resize needs a seal tick.', i_queue);
     END IF;
     v_names := pgque.slot_consumer_names(i_consumer, i_new_n);
@@ -255,7 +264,7 @@ BEGIN
        SET resize_state = 'draining', n_next = i_new_n, seal_tick = v_seal, resize_started = now()
      WHERE queue_id = q.queue_id AND co_name = i_consumer;
     FOR k IN 0 .. i_new_n - 1 LOOP
-        PERFORM pgque.register_consumer_at(i_queue, v_names[k + 1], v_seal);
+        PERFORM pgque.register_subscription(i_queue, v_names[k + 1], v_seal);
     END LOOP;
     RETURN v_seal;
 END
@@ -323,7 +332,7 @@ BEGIN
     SELECT max(epoch) INTO v_lease_epoch FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer;
     DELETE FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer;
     FOR k IN 0 .. pc.n - 1 LOOP
-        PERFORM pgque.unregister_consumer(i_queue, v_old[k + 1]);
+        PERFORM pgque.unregister_subscription(i_queue, v_old[k + 1]);
     END LOOP;
     INSERT INTO pgque.partition_slot (queue_id, co_name, slot, epoch)
     SELECT q.queue_id, i_consumer, k, coalesce(v_lease_epoch, 0) FROM generate_series(0, pc.n_next - 1) k;

@@ -17,7 +17,7 @@ BEGIN
                       WHERE r.ev_id = i_ev_id;
     END IF;
     IF i_ev_id IS NULL OR NOT FOUND THEN
-        RAISE EXCEPTION 'msg_id % not found in batch %', i_ev_id, i_batch_id USING ERRCODE = 'PQ008';
+        RAISE EXCEPTION 'msg_id % not found in batch %', i_ev_id, i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ008';
     END IF;
 END
 $$;
@@ -31,7 +31,7 @@ DECLARE
 BEGIN
     SELECT * INTO s FROM pgque.subscription WHERE sub_batch = i_batch_id;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'PQ003';
+        RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
     RETURN s;
 END
@@ -62,9 +62,10 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     s pgque.subscription := pgque.batch_subscription(x_batch_id);
 BEGIN
+    PERFORM pgque.refuse_slot_batch(x_batch_id, 'pgque.nack_partitioned()');
     IF NOT EXISTS (SELECT 1 FROM pgque.batch_event_rows(x_batch_id, x_event_id - 1, 1, NULL, NULL) r
                     WHERE r.ev_id = x_event_id) THEN
-        RAISE EXCEPTION 'event not found' USING ERRCODE = 'PQ008',
+        RAISE EXCEPTION 'event not found' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ008',
             DETAIL = format('Batch %s has no event %s.', x_batch_id, x_event_id);
     END IF;
     RETURN pgque.retry_event_core(s, x_batch_id, x_event_id, x_retry_time, NULL, NULL);
@@ -89,8 +90,9 @@ DECLARE
 BEGIN
     SELECT * INTO s FROM pgque.subscription WHERE sub_batch = i_batch_id;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'batch_retry: batch % not found', i_batch_id USING ERRCODE = 'PQ003';
+        RAISE EXCEPTION 'batch_retry: batch % not found', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
+    PERFORM pgque.refuse_slot_batch(i_batch_id, 'pgque.nack_partitioned()');
     INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
     SELECT now() + make_interval(secs => greatest(coalesce(i_retry_seconds, 0), 0)), s.sub_queue, e.ev_id, e.ev_time,
@@ -155,7 +157,7 @@ DECLARE
 BEGIN
     IF position('#' IN coalesce(v_consumer, '')) > 0 THEN
         RAISE EXCEPTION 'batch % belongs to partition slot consumer %; retry slot batches via pgque.nack_partitioned()',
-            i_batch_id, v_consumer USING ERRCODE = 'PQ009';
+            i_batch_id, v_consumer USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
     RETURN pgque.nack_core(i_batch_id, (i_msg).msg_id, i_retry_after, i_reason, NULL, NULL);
 END
@@ -189,7 +191,7 @@ BEGIN
         USING q.queue_id, pgque.resize_held_retry_owners(q.queue_id);
         GET DIAGNOSTICS v_moved = ROW_COUNT;
         -- Retries count toward the ticker's event threshold like fresh events.
-        PERFORM nextval(q.queue_event_seq::regclass) FROM generate_series(1, v_moved);
+        PERFORM nextval(pgque.event_seq_name(q.queue_id)::regclass) FROM generate_series(1, v_moved);
         v_total := v_total + v_moved;
     END LOOP;
     RETURN v_total;
@@ -198,11 +200,18 @@ $$;
 
 CREATE OR REPLACE FUNCTION pgque.dlq_inspect(i_queue_name text, i_limit_count int DEFAULT 100)
 RETURNS SETOF pgque.dead_letter
-LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF i_limit_count < 0 THEN
+        RAISE EXCEPTION 'dlq_inspect: limit must be >= 0, got %', i_limit_count USING ERRCODE = '22023',
+            HINT = 'NULL means the default of 100.';
+    END IF;
+    RETURN QUERY
     SELECT d.* FROM pgque.dead_letter d
      WHERE d.dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
      ORDER BY d.dl_time DESC, d.dl_id DESC
-     LIMIT greatest(coalesce(i_limit_count, 100), 0)
+     LIMIT coalesce(i_limit_count, 100);
+END
 $$;
 
 -- Internal: re-sends the given dead letters of one queue as new events (new ids, in dl_id
@@ -234,7 +243,7 @@ DECLARE
 BEGIN
     SELECT dl_queue_id INTO v_queue FROM pgque.dead_letter WHERE dl_id = i_dead_letter_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'dead letter entry not found: %', i_dead_letter_id USING ERRCODE = '22023';
+        RAISE EXCEPTION 'dead letter entry not found: %', i_dead_letter_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     RETURN (pgque.dlq_resend(v_queue, ARRAY[i_dead_letter_id]))[1];
 END

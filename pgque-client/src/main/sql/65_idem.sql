@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS pgque.idem (
 CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
 ALTER TABLE pgque.idem DROP CONSTRAINT IF EXISTS idem_queue_id_fkey;
 
--- Internal: TTL check, and wiring of the queue's expired-key cleanup into maint() on first use.
+-- Internal: TTL check and the queue, locked against drop_queue for the transaction.
 CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)
 RETURNS pgque.queue
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -32,7 +32,7 @@ DECLARE
     q pgque.queue;
 BEGIN
     IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl <= interval '0' THEN
-        RAISE EXCEPTION 'ttl must be a positive interval' USING ERRCODE = '22023',
+        RAISE EXCEPTION 'ttl must be a positive interval' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = format('Got %s; the TTL must also be finite.', coalesce(i_ttl::text, 'NULL'));
     END IF;
     q := pgque.find_queue(i_queue);
@@ -41,12 +41,8 @@ BEGIN
     IF NOT FOUND THEN
         q := pgque.find_queue(i_queue); -- dropped meanwhile: the usual "queue not found"
     END IF;
-    IF NOT 'pgque.maint_idem' = ANY (coalesce(q.queue_extra_maint, '{}'::text[])) THEN
-        UPDATE pgque.queue
-           SET queue_extra_maint = array_append(coalesce(queue_extra_maint, '{}'::text[]), 'pgque.maint_idem')
-         WHERE queue_id = q.queue_id
-           AND NOT 'pgque.maint_idem' = ANY (coalesce(queue_extra_maint, '{}'::text[]));
-    END IF;
+    -- maint() reaps expired keys of every queue; a send never writes the queue row (an update
+    -- here would hold the row against rotation until the producer commits).
     RETURN q;
 END
 $$;
@@ -61,7 +57,7 @@ DECLARE
     v_id bigint;
 BEGIN
     IF i_idem_key IS NULL THEN
-        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
     q := pgque.idem_prepare(i_queue, i_ttl);
     -- The primary key serialises racing senders of one key: the second waits for the first's
@@ -122,7 +118,7 @@ DECLARE
 BEGIN
     PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
     IF i_idem_keys IS NULL OR array_position(i_idem_keys, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = '22023',
+        RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = format('Position %s of the idempotency keys is NULL.', coalesce(array_position(i_idem_keys, NULL), 0));
     END IF;
     q := pgque.idem_prepare(i_queue, i_ttl);
@@ -210,10 +206,12 @@ DECLARE
     q pgque.queue := pgque.find_queue(i_queue_name);
     v_count int;
 BEGIN
+    -- A key a producer is claiming right now is left for the next round: maintenance never
+    -- waits behind producers.
     DELETE FROM pgque.idem i
      WHERE i.ctid = ANY (ARRAY(SELECT x.ctid FROM pgque.idem x
                                 WHERE x.queue_id = q.queue_id AND x.expires_at < clock_timestamp()
-                                LIMIT 10000));
+                                LIMIT 10000 FOR UPDATE SKIP LOCKED));
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN CASE WHEN v_count >= 10000 THEN 1 ELSE 0 END;
 END

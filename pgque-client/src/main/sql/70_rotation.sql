@@ -17,16 +17,24 @@ DECLARE
     v_next int4;
     v_table text;
 BEGIN
-    SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue_name FOR UPDATE;
+    PERFORM 1 FROM pgque.queue WHERE queue_name = i_queue_name;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'PQ001';
+        RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001';
+    END IF;
+    -- Rotation never waits behind producers: only non-key columns change, so NO KEY UPDATE,
+    -- which idempotent sends (FOR KEY SHARE) do not block; and a row held by anyone else (a
+    -- REPEATABLE READ producer's FOR SHARE, a forced tick) is skipped until the next round, so
+    -- maint() never holds one queue's row while it waits for another's.
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue_name FOR NO KEY UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN 0;
     END IF;
     IF q.queue_switch_step2 IS NULL OR q.queue_switch_time + q.queue_rotation_period >= now() THEN
         RETURN 0;
     END IF;
     IF pgque.current_txid() < q.queue_switch_step1 THEN
         RAISE EXCEPTION 'queue % maint failure: step1=%, current=%', i_queue_name, q.queue_switch_step1, pgque.current_txid()
-            USING ERRCODE = 'XX000', DETAIL = 'The current transaction id is below the last switch: restored or corrupt state.';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000', DETAIL = 'The current transaction id is below the last switch: restored or corrupt state.';
     END IF;
 
     -- The slowest cursor decides: while it may still need events written before the last
@@ -41,7 +49,7 @@ BEGIN
     END IF;
 
     v_next := (q.queue_cur_table + 1) % q.queue_ntables;
-    v_table := q.queue_data_pfx || '_' || v_next;
+    v_table := pgque.event_table_name(q.queue_id, v_next);
     BEGIN
         -- Someone reading the table (a backup, say): try again at the next maint().
         EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE NOWAIT', v_table);
@@ -73,39 +81,41 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     v_count int;
 BEGIN
-    UPDATE pgque.queue SET queue_switch_step2 = pgque.current_txid() WHERE queue_switch_step2 IS NULL;
+    -- Like step 1, never waits for a producer's lock on the row: such a queue waits for the next round.
+    UPDATE pgque.queue SET queue_switch_step2 = pgque.current_txid()
+     WHERE queue_id IN (SELECT queue_id FROM pgque.queue WHERE queue_switch_step2 IS NULL
+                           FOR NO KEY UPDATE SKIP LOCKED);
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;
 END
 $$;
 
 -- Periodic maintenance (not retries: that is maint_retry_events): rotation step 1 for every
--- queue that is due, then each queue's extra maintenance functions. Returns the number of
--- operations performed.
+-- queue that is due, then the engine's extra maintenance (expired idempotency keys). Returns the
+-- number of operations performed.
 CREATE OR REPLACE FUNCTION pgque.maint()
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_fn text;
-    v_proc record;
     v_ops int := 0;
-    v_owner oid;
 BEGIN
-    SELECT proowner INTO v_owner FROM pg_proc WHERE oid = 'pgque.maint()'::regprocedure;
     FOR q IN SELECT * FROM pgque.queue ORDER BY queue_name LOOP
         v_ops := v_ops + pgque.maint_rotate_tables_step1(q.queue_name);
-        FOREACH v_fn IN ARRAY coalesce(q.queue_extra_maint, '{}'::text[]) LOOP
-            -- Only functions owned by the engine's owner may run with its rights.
-            SELECT n.nspname, p.proname, p.proowner INTO v_proc
-              FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-             WHERE p.oid = to_regprocedure(v_fn || '(text)');
-            IF NOT FOUND OR v_proc.proowner <> v_owner THEN
-                RAISE WARNING 'maint: skipping extra maintenance function % of queue %', v_fn, q.queue_name;
-                CONTINUE;
-            END IF;
-            EXECUTE format('SELECT %I.%I($1)', v_proc.nspname, v_proc.proname) USING q.queue_name;
+        -- The engine's own extra maintenance, for every queue that needs it: expired
+        -- idempotency keys.
+        IF EXISTS (SELECT 1 FROM pgque.idem i WHERE i.queue_id = q.queue_id AND i.expires_at < clock_timestamp()) THEN
+            PERFORM pgque.maint_idem(q.queue_name);
             v_ops := v_ops + 1;
+        END IF;
+        -- Nothing else: a function name read from the table never reaches SQL that runs with the
+        -- owner's rights. (pgque.maint_idem, which engines before 0.4.0 listed there, runs above.)
+        FOREACH v_fn IN ARRAY coalesce(q.queue_extra_maint, '{}'::text[]) LOOP
+            IF v_fn <> 'pgque.maint_idem' THEN
+                RAISE WARNING 'maint: skipping extra maintenance function % of queue %: not one of the engine''s',
+                    v_fn, q.queue_name;
+            END IF;
         END LOOP;
     END LOOP;
     RETURN v_ops;

@@ -7,8 +7,8 @@
 -- exactly-once mode): the sink writes a batch of events and the next offset of each Kafka
 -- partition in ONE transaction, and on start seeks each partition to what is stored here.
 -- Writer role: a sink needs no more rights than sending. A connector's offsets belong to the
--- login role that first wrote them: only that role, or a pgque_admin member, may move, set or
--- forget them, so one writer cannot rewrite another connector's offsets.
+-- login role that first wrote them: only that role, or a member of the admin role, may read,
+-- move, set or forget them, so one writer cannot read or rewrite another connector's offsets.
 
 CREATE TABLE IF NOT EXISTS pgque.sink_offset (
     connector   text NOT NULL,
@@ -27,43 +27,53 @@ CREATE TABLE IF NOT EXISTS pgque.sink_offset_owner (
     since      timestamptz NOT NULL DEFAULT now()
 );
 
--- Internal: claims the connector's offsets for the calling login role if nobody holds them,
--- then refuses (42501) a caller that is neither their owner nor a pgque_admin member. A first
--- write racing another role's first write waits for it, then finds the other owner.
-CREATE OR REPLACE FUNCTION pgque.sink_check_owner(i_connector text)
+-- Internal: refuses (42501) a caller that is neither the owner of the connector's offsets (the
+-- login role that first wrote some) nor a member of the admin role. With i_claim, the offsets of
+-- a connector nobody owns yet become the caller's: only writing offsets claims a name, never
+-- reading or forgetting them, so no role can take a name the real sink has not used yet by
+-- calling sink_reset_offsets. A first write racing another role's first write waits for it, then
+-- finds the other owner.
+CREATE OR REPLACE FUNCTION pgque.sink_check_owner(i_connector text, i_claim boolean)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_owner name;
 BEGIN
     SELECT owner_role INTO v_owner FROM pgque.sink_offset_owner WHERE connector = i_connector;
-    IF NOT FOUND THEN
+    IF NOT FOUND AND i_claim THEN
         INSERT INTO pgque.sink_offset_owner (connector, owner_role) VALUES (i_connector, session_user)
         ON CONFLICT (connector) DO NOTHING;
         SELECT owner_role INTO v_owner FROM pgque.sink_offset_owner WHERE connector = i_connector;
     END IF;
-    IF v_owner IS DISTINCT FROM session_user AND NOT pg_has_role(session_user, 'pgque_admin', 'MEMBER') THEN
-        RAISE EXCEPTION 'the stored offsets of connector % belong to role %; role % may not change them', i_connector,
+    IF v_owner IS NOT NULL AND v_owner <> session_user AND NOT pg_has_role(session_user, pgque.role_name('admin'), 'MEMBER') THEN
+        RAISE EXCEPTION 'the stored offsets of connector % belong to role %; role % may not read or change them', i_connector,
             v_owner, session_user
             USING ERRCODE = '42501',
-                  HINT = 'Run the connector as the role that stored its offsets, or ask a pgque_admin member.';
+                  HINT = format('Run the connector as the role that stored its offsets, or ask a member of %s.', pgque.role_name('admin'));
     END IF;
 END
 $$;
+DROP FUNCTION IF EXISTS pgque.sink_check_owner(text);
 
 -- The stored next offset of every partition of a connector (those never written are absent).
+-- Only the owner of the offsets or an admin may read them.
 CREATE OR REPLACE FUNCTION pgque.sink_offsets(i_connector text)
 RETURNS TABLE (topic text, kafka_partition int4, next_offset bigint)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT o.topic, o.kafka_partition, o.next_offset FROM pgque.sink_offset o
-     WHERE o.connector = i_connector
-     ORDER BY o.topic, o.kafka_partition
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.sink_check_owner(i_connector, false);
+    RETURN QUERY SELECT o.topic, o.kafka_partition, o.next_offset FROM pgque.sink_offset o
+                  WHERE o.connector = i_connector
+                  ORDER BY o.topic, o.kafka_partition;
+END
 $$;
 
--- Internal: the argument checks both offset writers share. i_lengths are the lengths of the
--- arrays that must pair up with i_topics.
+-- Internal: the argument checks both offset writers share, one check with one error for each
+-- rule. i_lengths are the lengths of the other arrays that must pair up with i_topics; i_next
+-- are the new offsets, where NULL (forget the partition) is allowed only with i_forget.
+DROP FUNCTION IF EXISTS pgque.sink_check_call(text, text[], int4[], int[]);
 CREATE OR REPLACE FUNCTION pgque.sink_check_call(i_connector text, i_topics text[], i_partitions int4[],
-    i_lengths int[])
+    i_lengths int[], i_next bigint[], i_forget boolean)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -72,9 +82,15 @@ BEGIN
     IF i_connector IS NULL OR i_connector = '' THEN
         RAISE EXCEPTION 'connector name must not be null or empty' USING ERRCODE = '22023';
     END IF;
-    IF coalesce(cardinality(i_partitions), 0) <> v_n
+    IF coalesce(cardinality(i_partitions), 0) <> v_n OR coalesce(cardinality(i_next), 0) <> v_n
        OR EXISTS (SELECT 1 FROM unnest(i_lengths) AS l WHERE coalesce(l, 0) <> v_n) THEN
         RAISE EXCEPTION 'topics, partitions and offsets must have the same length' USING ERRCODE = '22023';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
+                WHERE u.t IS NULL OR u.p IS NULL OR u.p < 0 OR u.n < 0 OR (u.n IS NULL AND NOT i_forget)) THEN
+        RAISE EXCEPTION 'topics and partitions must not be null, partitions and offsets not negative%',
+            CASE WHEN i_forget THEN '' ELSE ', and offsets not null' END
+            USING ERRCODE = '22023';
     END IF;
     IF v_n > 0 AND (SELECT count(DISTINCT (u.t, u.p)) FROM unnest(i_topics, i_partitions) AS u(t, p)) <> v_n THEN
         RAISE EXCEPTION 'each topic partition may appear once' USING ERRCODE = '22023';
@@ -94,15 +110,14 @@ CREATE OR REPLACE FUNCTION pgque.sink_commit_offsets(i_connector text, i_topics 
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_n int := pgque.sink_check_call(i_connector, i_topics, i_partitions,
-                                     ARRAY[cardinality(i_expected), cardinality(i_next)]);
+    v_n int := pgque.sink_check_call(i_connector, i_topics, i_partitions, ARRAY[cardinality(i_expected)], i_next, false);
     v_conflict record;
     v_inserted int;
 BEGIN
     IF v_n = 0 THEN
         RETURN;
     END IF;
-    PERFORM pgque.sink_check_owner(i_connector);
+    PERFORM pgque.sink_check_owner(i_connector, true);
     -- Lock the stored rows in a fixed order, so two writers never deadlock on each other.
     PERFORM 1 FROM pgque.sink_offset o
       JOIN unnest(i_topics, i_partitions) AS u(t, p) ON o.topic = u.t AND o.kafka_partition = u.p
@@ -151,13 +166,10 @@ DECLARE
     v_forgotten int;
     v_set int;
 BEGIN
-    PERFORM pgque.sink_check_call(i_connector, i_topics, i_partitions, ARRAY[cardinality(i_next)]);
-    PERFORM pgque.sink_check_owner(i_connector);
-    IF EXISTS (SELECT 1 FROM unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
-                WHERE u.t IS NULL OR u.p IS NULL OR u.p < 0 OR u.n < 0) THEN
-        RAISE EXCEPTION 'topics and partitions must not be null, partitions and offsets not negative'
-            USING ERRCODE = '22023';
-    END IF;
+    PERFORM pgque.sink_check_call(i_connector, i_topics, i_partitions, NULL, i_next, true);
+    -- Setting an offset writes offsets, and claims an unowned name like a commit; forgetting
+    -- them only does not.
+    PERFORM pgque.sink_check_owner(i_connector, EXISTS (SELECT 1 FROM unnest(i_next) n WHERE n IS NOT NULL));
     DELETE FROM pgque.sink_offset o
      USING unnest(i_topics, i_partitions, i_next) AS u(t, p, n)
      WHERE u.n IS NULL AND o.connector = i_connector AND o.topic = u.t AND o.kafka_partition = u.p;
@@ -182,8 +194,8 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     v_forgotten int;
 BEGIN
-    PERFORM pgque.sink_check_call(i_connector, NULL, NULL, NULL);
-    PERFORM pgque.sink_check_owner(i_connector);
+    PERFORM pgque.sink_check_call(i_connector, NULL, NULL, NULL, NULL, true);
+    PERFORM pgque.sink_check_owner(i_connector, false);
     DELETE FROM pgque.sink_offset WHERE connector = i_connector;
     GET DIAGNOSTICS v_forgotten = ROW_COUNT;
     RETURN v_forgotten;

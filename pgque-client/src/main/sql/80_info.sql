@@ -24,7 +24,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_tem
            CASE WHEN old.tick_id IS NULL OR last.tick_time = old.tick_time THEN NULL
                 ELSE (last.tick_event_seq - old.tick_event_seq)::float8
                      / extract(epoch FROM last.tick_time - old.tick_time)::float8 END,
-           greatest(pgque.seq_getval(q.queue_event_seq) - last.tick_event_seq, 0),
+           greatest(pgque.seq_getval(pgque.event_seq_name(q.queue_id)) - last.tick_event_seq, 0),
            last.tick_id
       FROM pgque.queue q
       LEFT JOIN LATERAL (SELECT * FROM pgque.tick t WHERE t.tick_queue = q.queue_id

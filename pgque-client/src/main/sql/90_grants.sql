@@ -3,27 +3,43 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
--- Deny by default, then grant each role exactly its API. Re-applied on every install because
--- a newly created function is executable by PUBLIC until revoked.
+-- Deny by default, then grant each role exactly its API. Re-applied on every install (after
+-- revoking everything the roles had, so an upgrade drops rights an older engine granted), because
+-- a newly created function is executable by PUBLIC until revoked. The role names are this
+-- database's (pgque.role_name(), 01_guard.sql), so every statement is built with format().
+--
+-- No role gets a table right beyond SELECT: no INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER or
+-- REFERENCES, and no sequence right beyond SELECT. Everything that changes the engine's state
+-- goes through its functions, so no role can change what the owner's code executes.
 
-REVOKE ALL ON ALL TABLES IN SCHEMA pgque FROM PUBLIC;
-REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgque FROM PUBLIC;
-REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgque FROM PUBLIC;
-REVOKE ALL ON ALL PROCEDURES IN SCHEMA pgque FROM PUBLIC;
-REVOKE ALL ON SCHEMA pgque FROM PUBLIC;
+DO $grants$
+DECLARE
+    v_reader name := pgque.role_name('reader');
+    v_writer name := pgque.role_name('writer');
+    v_admin  name := pgque.role_name('admin');
+    v_ticker name := pgque.role_name('ticker');
+BEGIN
+    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA pgque FROM PUBLIC, %1$I, %2$I, %3$I, %4$I', v_reader, v_writer, v_admin, v_ticker);
+    EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA pgque FROM PUBLIC, %1$I, %2$I, %3$I, %4$I', v_reader, v_writer, v_admin, v_ticker);
+    EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA pgque FROM PUBLIC, %1$I, %2$I, %3$I, %4$I', v_reader, v_writer, v_admin, v_ticker);
+    EXECUTE format('REVOKE ALL ON ALL PROCEDURES IN SCHEMA pgque FROM PUBLIC, %1$I, %2$I, %3$I, %4$I', v_reader, v_writer, v_admin, v_ticker);
+    REVOKE ALL ON SCHEMA pgque FROM PUBLIC;
 
-GRANT USAGE ON SCHEMA pgque TO pgque_reader, pgque_writer, pgque_admin;
+    EXECUTE format('GRANT USAGE ON SCHEMA pgque TO %1$I, %2$I, %3$I, %4$I', v_reader, v_writer, v_admin, v_ticker);
 
--- admin: everything, except the internal helpers below.
-GRANT ALL ON ALL TABLES IN SCHEMA pgque TO pgque_admin;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pgque TO pgque_admin;
-GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgque TO pgque_admin;
-GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pgque TO pgque_admin;
+    -- admin: read every table (the lease and dedup tables included: it may look, not touch),
+    -- and execute every function except the internal helpers and uninstall() below.
+    EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA pgque TO %I', v_admin);
+    EXECUTE format('GRANT SELECT ON ALL SEQUENCES IN SCHEMA pgque TO %I', v_admin);
+    EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgque TO %I', v_admin);
+    EXECUTE format('GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA pgque TO %I', v_admin);
+    EXECUTE format('REVOKE SELECT ON pgque.idem FROM %I', v_admin);
 
--- reader: read the bookkeeping tables, consume.
-GRANT SELECT ON pgque.queue, pgque.consumer, pgque.subscription, pgque.tick, pgque.retry_queue,
-                pgque.dead_letter, pgque.config, pgque.engine_info TO pgque_reader;
-GRANT EXECUTE ON FUNCTION
+    -- reader: read the bookkeeping tables and the event tables, consume.
+    EXECUTE format('GRANT SELECT ON pgque.queue, pgque.consumer, pgque.subscription, pgque.tick, pgque.retry_queue,
+                    pgque.dead_letter, pgque.config, pgque.engine_info, pgque.event_template TO %I', v_reader);
+    PERFORM pgque.grant_event_tables(q.queue_id) FROM pgque.queue q;
+    EXECUTE format($f$GRANT EXECUTE ON FUNCTION
     pgque.register_consumer(text, text),
     pgque.register_consumer_at(text, text, bigint),
     pgque.unregister_consumer(text, text),
@@ -83,14 +99,16 @@ GRANT EXECUTE ON FUNCTION
     pgque.next_batch_custom(text, text, text, interval, int4, interval, interval),
     pgque.receive_coop(text, text, text, int, interval),
     pgque.touch_subconsumer(text, text, text),
-    pgque.dead_letter_subconsumer(text, text, text, bigint, text)
-TO pgque_reader;
-GRANT SELECT ON pgque.partition_slot_status TO pgque_reader;
--- Called by partition_slot_status, so with its reader's rights.
-GRANT EXECUTE ON FUNCTION pgque.tick_backlog(int4) TO pgque_reader;
+    pgque.dead_letter_subconsumer(text, text, text, bigint, text),
+    pgque.dlq_replay(bigint),
+    pgque.dlq_replay_all(text)
+    TO %I$f$, v_reader);
+    EXECUTE format('GRANT SELECT ON pgque.partition_slot_status TO %I', v_reader);
+    -- Called by partition_slot_status, so with its reader's rights.
+    EXECUTE format('GRANT EXECUTE ON FUNCTION pgque.tick_backlog(int4) TO %I', v_reader);
 
--- writer: produce. version() and get_queue_info(text) let a producer check its set-up.
-GRANT EXECUTE ON FUNCTION
+    -- writer: produce. version() and get_queue_info(text) let a producer check its set-up.
+    EXECUTE format($f$GRANT EXECUTE ON FUNCTION
     pgque.insert_event(text, text, text),
     pgque.insert_event(text, text, text, text, text, text, text),
     pgque.send(text, jsonb),
@@ -104,8 +122,6 @@ GRANT EXECUTE ON FUNCTION
     pgque.send_batch(text, text, jsonb[]),
     pgque.send_batch(text, text, text[]),
     pgque.send_events(text, text[], text[], text[], text[], text[], text[]),
-    pgque.dlq_replay(bigint),
-    pgque.dlq_replay_all(text),
     pgque.send_idem(text, text, text, text, interval, text),
     pgque.send_idem(text, text, jsonb, text, interval, text),
     pgque.send_idem_events(text, text[], text[], text[], interval, text[], text[], text[]),
@@ -116,15 +132,29 @@ GRANT EXECUTE ON FUNCTION
     pgque.sink_reset_offsets(text),
     pgque.version(),
     pgque.get_queue_info(text)
-TO pgque_writer;
+    TO %I$f$, v_writer);
 
--- The lease and dedup tables are reached only through the API; admin may look at the slots.
-REVOKE ALL ON pgque.idem, pgque.partition_consumer, pgque.partition_slot FROM pgque_admin, pgque_reader, pgque_writer;
-REVOKE ALL ON pgque.sink_offset, pgque.sink_offset_owner FROM pgque_reader, pgque_writer;
-GRANT SELECT ON pgque.partition_consumer, pgque.partition_slot TO pgque_admin;
+    -- ticker: tick and maintain, nothing else (a scheduler's or a source connector's ticker
+    -- duty). It reads the config row (the ticker loop does, with its own rights).
+    EXECUTE format($f$GRANT EXECUTE ON FUNCTION
+        pgque.ticker(),
+        pgque.ticker(text),
+        pgque.ticker_round(interval),
+        pgque.maint(),
+        pgque.maint_retry_events(),
+        pgque.maint_rotate_tables_step1(text),
+        pgque.maint_rotate_tables_step2(),
+        pgque.maint_idem(),
+        pgque.maint_idem(text),
+        pgque.version()
+    TO %I$f$, v_ticker);
+    EXECUTE format('GRANT EXECUTE ON PROCEDURE pgque.ticker_loop() TO %I', v_ticker);
+    -- The health roll-up, so a connector's ticker duty can see whether the database ticks itself.
+    EXECUTE format('GRANT EXECUTE ON FUNCTION pgque.status() TO %I', v_ticker);
+    EXECUTE format('GRANT SELECT ON pgque.config TO %I', v_ticker);
 
--- Internal helpers: reachable only through the API functions (which run as the owner).
-REVOKE ALL ON FUNCTION
+    -- Internal helpers: reachable only through the API functions (which run as the owner).
+    EXECUTE format($f$REVOKE ALL ON FUNCTION
     pgque.find_queue(text),
     pgque.lock_subscription(int4, text),
     pgque.lock_ticker(int4),
@@ -174,8 +204,8 @@ REVOKE ALL ON FUNCTION
     pgque.resize_forget(pgque.queue, text),
     pgque.resize_in_progress(int4, text),
     pgque.idem_prepare(text, interval),
-    pgque.sink_check_call(text, text[], int4[], int[]),
-    pgque.sink_check_owner(text),
+    pgque.sink_check_call(text, text[], int4[], int[], bigint[], boolean),
+    pgque.sink_check_owner(text, boolean),
     pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
     pgque.find_next_tick(pgque.tick, interval, int4, interval),
     pgque.find_window_tick(pgque.tick, pgque.tick, bigint, bigint, interval),
@@ -187,8 +217,29 @@ REVOKE ALL ON FUNCTION
     pgque.coop_refuse_legacy(pgque.subscription, text, text),
     pgque.coop_check_names(text, text, text),
     pgque.coop_nack_window(pgque.subscription, text),
-    pgque.coop_unregister_member(text, text, integer)
-FROM pgque_admin;
+    pgque.coop_unregister_member(text, text, integer),
+    pgque.role_name(text),
+    pgque.grant_event_tables(int4),
+    pgque.refuse_slot_name(text, text),
+    pgque.refuse_slot_batch(bigint, text),
+    pgque.register_subscription(text, text, bigint),
+    pgque.unregister_subscription(text, text),
+    pgque.forget_consumer(int4),
+    pgque.close_batch(bigint),
+    pgque.timetable_jobs(),
+    pgque.timetable_schedule_sql(),
+    pgque.timetable_check(text, text),
+    pgque.stop_timetable_jobs(),
+    pgque.event_table_name(int4, int4),
+    pgque.event_seq_name(int4),
+    pgque.tick_seq_name(int4)
+    FROM %I$f$, v_admin);
 
--- Removing the engine is for the schema's owner alone.
-REVOKE ALL ON FUNCTION pgque.uninstall() FROM pgque_admin;
+    -- PgQ's bulk insert primitive is the owner's alone (producers use send_batch).
+    EXECUTE format('REVOKE ALL ON FUNCTION pgque.insert_event_bulk(text, text, text[]) FROM %I', v_admin);
+
+    -- Removing the engine is for the schema's owner alone.
+    EXECUTE format('REVOKE ALL ON FUNCTION pgque.uninstall(), pgque.uninstall(boolean), pgque.uninstall_dependents(),
+                    pgque.uninstall_unconsumed() FROM %I', v_admin);
+END
+$grants$;

@@ -12,9 +12,11 @@ import java.util.Set;
  * useful at the call site except let the failure travel up to a retry loop or a task supervisor.
  *
  * <p>When the failure came from the database, {@link #getCause()} is the original
- * {@link SQLException}, {@link #sqlState()} its SQLSTATE, and the message ends with the
- * database's own message. Subclasses name the engine's documented errors (SQLSTATE {@code PQ0xx})
- * and the two PostgreSQL errors callers typically handle ({@code 42501}, {@code 22023}).
+ * {@link SQLException}, {@link #sqlState()} the engine's code for it (its SQLSTATE, or for an
+ * error raised as PgQue raises it, SQLSTATE {@code P0001}, the code the engine carries with it),
+ * and the message ends with the database's own message. Subclasses name the engine's documented
+ * errors (codes {@code PQ0xx}) and the two PostgreSQL errors callers typically handle
+ * ({@code 42501}, {@code 22023}).
  *
  * <p>If the operation ran on a caller-supplied connection, the caller's transaction is aborted
  * after any database error and must be rolled back before the connection is used again.
@@ -51,7 +53,12 @@ public class PgQueException extends RuntimeException {
         this.sqlState = sqlState;
     }
 
-    /** The SQLSTATE reported by the database, or null if the client detected the error itself. */
+    /**
+     * The engine's code for the error, or null if the client detected the error itself: the
+     * SQLSTATE the database reported, except for an error the engine raised as PgQue does
+     * (SQLSTATE {@code P0001}), whose code travels with it (docs/sql-reference.md, "Errors"):
+     * {@code PQ004} for a fenced slot lease, for example, whatever SQLSTATE carried it.
+     */
     public String sqlState() {
         return sqlState;
     }
@@ -104,14 +111,17 @@ public class PgQueException extends RuntimeException {
         return false;
     }
 
-    /** The first SQLSTATE along {@code failure}'s cause chain (the client's or the driver's), or null. */
+    /**
+     * The first engine code along {@code failure}'s cause chain (the client's, or the driver's
+     * read as {@link #sqlState()} reads it), or null.
+     */
     public static String sqlStateOf(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof PgQueException pq && pq.sqlState() != null) {
                 return pq.sqlState();
             }
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
+            if (t instanceof SQLException sql && SqlErrors.code(sql) != null) {
+                return SqlErrors.code(sql);
             }
         }
         return null;

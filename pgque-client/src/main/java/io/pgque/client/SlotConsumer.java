@@ -68,8 +68,11 @@ public final class SlotConsumer {
     private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
             + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
     private static final String DEAD_LETTER = "select pgque.dead_letter_partitioned(?, ?, ?, ?, ?, ?, ?)";
+    // backlog_events (engine 0.4.0) is pending_events without the ids a forced tick drew (PgQ's
+    // rule counts them); read through jsonb so that an older engine's view, without it, still works.
     private static final String STATUS = "select queue_name, consumer, slot, n, lease_owner, "
-            + "lease_until, epoch, last_tick, pending_events from pgque.partition_slot_status "
+            + "lease_until, epoch, last_tick, coalesce((to_jsonb(s) ->> 'backlog_events')::bigint, pending_events)"
+            + " as pending_events from pgque.partition_slot_status s "
             + "where queue_name = ? and consumer = ? and n = ? order by slot";
 
     private final Connections db;

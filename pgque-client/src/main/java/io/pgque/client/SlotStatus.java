@@ -17,7 +17,8 @@ import java.time.Instant;
  * @param leaseUntil    when the lease expires (may be in the past), or null
  * @param epoch         the slot's fencing token, raised by every takeover
  * @param lastTick      the tick the slot has finished up to
- * @param pendingEvents estimate of events waiting across the whole queue window for this slot
+ * @param pendingEvents estimate of events waiting across the whole queue window for this slot (the view's
+ *                      backlog_events: not counting the ids a forced tick drew)
  */
 public record SlotStatus(String queueName, String consumer, int slot, int n, String leaseOwner,
                          Instant leaseUntil, long epoch, Long lastTick, Long pendingEvents) {

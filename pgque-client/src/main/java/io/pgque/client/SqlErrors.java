@@ -5,11 +5,41 @@
 package io.pgque.client;
 
 import java.sql.SQLException;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
-/** Turns a {@link SQLException} into the client's exception for its SQLSTATE. */
+/**
+ * Turns a {@link SQLException} into the client's exception for the engine's error code: the one
+ * place that reads that code (docs/sql-reference.md, "Errors").
+ *
+ * <p>Where PgQue raises an error, the engine raises it as PgQue does, with SQLSTATE
+ * {@code P0001} ({@code raise_exception}) and PgQue's message, and carries its own code in the
+ * error's CONSTRAINT field as {@value #CODE_PREFIX}{@code CODE} (for example
+ * {@code pgque:PQ004}, a fenced slot lease). Every other error's code is its SQLSTATE.
+ */
 final class SqlErrors {
 
+    /** What the engine puts before its code in the CONSTRAINT field of a {@code P0001} error. */
+    static final String CODE_PREFIX = "pgque:";
+    private static final String RAISE_EXCEPTION = "P0001";
+
     private SqlErrors() {
+    }
+
+    /**
+     * The engine's code for a database error: the code it carries in the CONSTRAINT field of a
+     * {@code P0001} error it raised as PgQue does, else the SQLSTATE (null when there is none).
+     */
+    static String code(SQLException e) {
+        String state = e.getSQLState();
+        if (RAISE_EXCEPTION.equals(state) && e instanceof PSQLException p) {
+            ServerErrorMessage server = p.getServerErrorMessage();
+            String constraint = server == null ? null : server.getConstraint();
+            if (constraint != null && constraint.startsWith(CODE_PREFIX) && constraint.length() > CODE_PREFIX.length()) {
+                return constraint.substring(CODE_PREFIX.length());
+            }
+        }
+        return state;
     }
 
     /**
@@ -19,7 +49,7 @@ final class SqlErrors {
      * @param e    the database error, kept as the cause
      */
     static PgQueException map(String what, SQLException e) {
-        String state = e.getSQLState();
+        String state = code(e);
         String message = what + " failed: " + e.getMessage();
         if (state == null) {
             return new PgQueException(message, null, e);

@@ -65,6 +65,8 @@ class ErrorMappingIT {
         MessageNotFoundException e = assertThrows(MessageNotFoundException.class,
                 () -> pq.consumer().nack(stranger, Duration.ZERO, null));
         assertEquals("PQ008", e.sqlState());
+        assertEquals("P0001", ((java.sql.SQLException) e.getCause()).getSQLState(),
+                "raised as PgQue raises it; the code travels in the CONSTRAINT field");
         pq.consumer().ack(batch);
     }
 

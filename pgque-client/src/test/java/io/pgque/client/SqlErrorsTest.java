@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.SQLException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 class SqlErrorsTest {
 
@@ -50,6 +52,30 @@ class SqlErrorsTest {
         PgQueException noState = SqlErrors.map("x", new SQLException("no state"));
         assertEquals(PgQueException.class, noState.getClass());
         assertFalse(noState.isTransient());
+    }
+
+    /** An error as the server sends it: SQLSTATE, message and, when given, the CONSTRAINT field. */
+    private static PSQLException serverError(String state, String message, String constraint) {
+        String fields = "SERROR\0C" + state + "\0M" + message + "\0" + (constraint == null ? "" : "n" + constraint + "\0");
+        return new PSQLException(new ServerErrorMessage(fields));
+    }
+
+    @Test
+    void anErrorRaisedAsPgQueDoesIsReadByTheCodeItCarries() {
+        PgQueException fenced = SqlErrors.map("ack", serverError("P0001",
+                "lease on slot 0 of consumer c on queue q is held by worker w2, not w1; fenced", "pgque:PQ004"));
+        assertInstanceOf(SlotFencedException.class, fenced);
+        assertEquals("PQ004", fenced.sqlState());
+        assertEquals("55000", SqlErrors.code(serverError("P0001", "Insert into queue disallowed", "pgque:55000")));
+        assertEquals("PQ005", PgQueException.sqlStateOf(new RuntimeException(
+                serverError("P0001", "slot 0 of consumer c on queue q is not leased", "pgque:PQ005"))));
+        // Without the engine's field, P0001 is a RAISE of someone else's (a user's trigger, say).
+        assertEquals("P0001", SqlErrors.code(serverError("P0001", "from a trigger", null)));
+        assertEquals("P0001", SqlErrors.code(serverError("P0001", "from a trigger", "some_check")));
+        assertEquals("P0001", SqlErrors.code(serverError("P0001", "odd", "pgque:")));
+        // Another SQLSTATE is the code itself, whatever its constraint (a real one, of a real table).
+        assertEquals("23505", SqlErrors.code(serverError("23505", "duplicate key", "pgque:PQ001")));
+        assertEquals("PQ011", SqlErrors.map("receive", serverError("PQ011", "resized", null)).sqlState());
     }
 
     @Test

@@ -129,15 +129,16 @@ class LifecycleFunctionsIT {
         }
         sql.ack(got.get(0).batchId());
         assertEquals(3, sql.rows("select * from pgque.dlq_inspect(?)", q).size());
-        assertEquals(3, writer.oneLong("select pgque.dlq_replay_all(?)", q));
+        assertEquals(3, reader.oneLong("select pgque.dlq_replay_all(?)", q));
         assertEquals(0, sql.rows("select * from pgque.dlq_inspect(?)", q).size());
-        assertEquals(0, writer.oneLong("select pgque.dlq_replay_all(?)", q), "nothing left");
+        assertEquals(0, reader.oneLong("select pgque.dlq_replay_all(?)", q), "nothing left");
         sql.tick(q);
         List<Msg> replayed = sql.drain(q, "c");
         assertEquals(List.of("a", "b", "c"), replayed.stream().map(Msg::payload).toList(), "oldest first");
         assertTrue(replayed.stream().allMatch(m -> m.msgId() > sent.get(2)), "new ids");
-        Sql.expectSqlState("PQ001", () -> writer.exec("select pgque.dlq_replay_all('no_such_queue')"));
-        Sql.expectSqlState(DENIED, () -> reader.exec("select pgque.dlq_replay_all(?)", q));
+        Sql.expectSqlState("PQ001", () -> reader.exec("select pgque.dlq_replay_all('no_such_queue')"));
+        // Replay is a reader's or an admin's action (issue 40): a writer cannot read dead letters.
+        Sql.expectSqlState(DENIED, () -> writer.exec("select pgque.dlq_replay_all(?)", q));
     }
 
     @Test
@@ -158,8 +159,9 @@ class LifecycleFunctionsIT {
             List<Long> filtered = ids(s.executeQuery("select ev_id from pgque.get_batch_cursor(" + batch
                     + ", 'cur2', 10, 'ev_data in (''e2'', ''e4'')')"));
             assertEquals(List.of(sent.get(1), sent.get(3)), filtered);
-            // fewer rows than the quick limit: the cursor is closed already
-            assertFalse(ids(s.executeQuery("select name from pg_cursors where name = 'cur2'")).size() > 0);
+            // Fewer rows than the quick limit: as in PgQ the cursor is still open for FETCH and CLOSE.
+            assertEquals(List.of(), ids(s.executeQuery("fetch all from cur2")));
+            s.execute("close cur2");
             c.commit();
         }
         Sql.expectSqlState("PQ003", () -> admin.exec("select * from pgque.get_batch_cursor(-1, 'x', 1)"));
@@ -212,11 +214,24 @@ class LifecycleFunctionsIT {
         Map<String, List<String>> rows = admin.rows("select * from pgque.status()").stream()
                 .collect(Collectors.toMap(r -> (String) r.get("component"),
                         r -> java.util.Arrays.asList((String) r.get("status"), (String) r.get("detail"))));
-        assertEquals("ok", rows.get("engine").get(0));
-        assertTrue(rows.get("engine").get(1).contains(sql.one(String.class, "select pgque.version()")));
-        assertEquals("none", rows.get("scheduler").get(0), "no pg_cron here");
-        assertTrue(rows.get("scheduler").get(1).contains("pg_cron is not installed"), rows.get("scheduler").get(1));
-        assertTrue(List.of("ok", "stale").contains(rows.get("ticker").get(0)), rows.get("ticker").toString());
+        // PgQue's rows first (issue 41), by component name.
+        assertEquals(List.of("info", sql.one(String.class, "select version()")), rows.get("postgresql"));
+        assertEquals(List.of("info", sql.one(String.class, "select pgque.version()")), rows.get("pgque"));
+        assertEquals("manual", rows.get("scheduler").get(0), "no scheduler here");
+        assertEquals("stopped", rows.get("ticker").get(0));
+        assertEquals("stopped", rows.get("maintenance").get(0));
+        assertEquals("unavailable", rows.get("pg_cron").get(0));
+        assertEquals("unavailable", rows.get("pg_timetable").get(0));
+        assertTrue(rows.get("pg_timetable").get(1).contains("start_timetable"), rows.get("pg_timetable").get(1));
+        assertEquals("info", rows.get("queues").get(0));
+        assertEquals(sql.one(Long.class, "select count(*) from pgque.queue").toString(), rows.get("queues").get(1));
+        assertEquals(sql.one(Long.class, "select count(*) from pgque.subscription").toString(), rows.get("consumers").get(1));
+        List<String> order = admin.rows("select component from pgque.status()").stream()
+                .map(r -> (String) r.get("component")).limit(9).toList();
+        assertEquals(List.of("postgresql", "pgque", "scheduler", "ticker", "maintenance", "pg_cron", "pg_timetable",
+                "queues", "consumers"), order, "PgQue's rows first, in PgQue's order");
+        // This engine's own rows follow.
+        assertTrue(List.of("ok", "stale").contains(rows.get("ticking").get(0)), rows.get("ticking").toString());
         assertEquals("ok", rows.get("queue " + q).get(0));
         assertEquals("paused", rows.get("queue status_paused").get(0));
         assertEquals("ok", rows.get("consumer " + q + "/c").get(0));
@@ -230,8 +245,11 @@ class LifecycleFunctionsIT {
         Sql.SqlFailure e = org.junit.jupiter.api.Assertions.assertThrows(Sql.SqlFailure.class,
                 () -> admin.exec("select pgque.start()"));
         java.sql.SQLException cause = (java.sql.SQLException) e.getCause();
-        assertEquals("55000", cause.getSQLState());
-        assertTrue(cause.getMessage().contains("pg_cron extension is not installed."), cause.getMessage());
+        assertEquals("P0001", cause.getSQLState(), "raised as PgQue raises it");
+        assertEquals("55000", io.pgque.client.PgQueException.sqlStateOf(cause), "the engine's code travels with it");
+        assertTrue(cause.getMessage().contains("pg_cron extension is not installed. PgQue itself works without pg_cron, "
+                + "but pgque.start() schedules cron jobs. Install pg_cron first, or run pgque.ticker() and pgque.maint() "
+                + "manually."), "PgQue's whole message: " + cause.getMessage());
         assertTrue(cause.getMessage().contains("shared_preload_libraries"), "says what to do: " + cause.getMessage());
         admin.exec("select pgque.stop()");
         admin.exec("select pgque.stop()");

@@ -68,7 +68,7 @@ class PgCronTickingIT {
     void eventsFlowWithTicksFromPgCronAloneAndStopEndsTheTicking() {
         sql.createQueue("cron_q");
         sql.subscribe("cron_q", "c");
-        assertEquals("none", status().get("scheduler"));
+        assertEquals("manual", status().get("scheduler"));
 
         sql.exec("select pgque.start()");
         sql.exec("select pgque.start()"); // idempotent: the same four jobs
@@ -109,7 +109,7 @@ class PgCronTickingIT {
 
         sql.exec("select pgque.stop()");
         assertEquals(List.of(), scheduledJobs());
-        assertEquals("none", status().get("scheduler"));
+        assertEquals("manual", status().get("scheduler"));
         assertTrue(Sql.await(Duration.ofSeconds(30), Duration.ofMillis(100), () -> !tickerLoopRunning()),
                 "the running ticker loop ends within a second or so of stop()");
         sql.exec("select pgque.stop()"); // harmless when nothing is scheduled

@@ -350,7 +350,8 @@ final class Sql {
             if (sql == null) {
                 throw new AssertionError("expected SQLSTATE " + sqlState + " but got " + e, e);
             }
-            assertEquals(sqlState, sql.getSQLState(),
+            // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
+            assertEquals(sqlState, io.pgque.client.PgQueException.sqlStateOf(sql),
                     () -> "SQLSTATE of: " + sql.getMessage());
             return sql;
         }

@@ -154,7 +154,9 @@ final class Db {
             if (e == null) {
                 fail("expected SQLSTATE " + expected + " but got " + t, t);
             }
-            assertEquals(expected, e.getSQLState(), () -> "wrong SQLSTATE; server said: " + e.getMessage());
+            // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
+            assertEquals(expected, io.pgque.client.PgQueException.sqlStateOf(e),
+                    () -> "wrong SQLSTATE; server said: " + e.getMessage());
             return e;
         }
         fail("expected SQLSTATE " + expected + " but the call succeeded");

@@ -589,8 +589,9 @@ class PartitionUnitBehaviourIT {
     @Test
     void subscribe_partitioned_rejects_slot_names_left_from_another_n() {
         String q = newQueue("q_legacy");
-        // A raw PgQ registration under the slot naming scheme, without any pin.
-        Db.exec(ds, "select pgque.register_consumer(?::text, ?::text)", q, "w#0/3");
+        // A registration under the slot naming scheme without any pin, as an engine before 0.4.0
+        // let register_consumer() make (the internal function, as the owner, does it here).
+        Db.exec(ds, "select pgque.register_subscription(?::text, ?::text, null)", q, "w#0/3");
         Db.assertSqlState("PQ006", () -> Pq.subscribePartitioned(ds, q, "w", 2));
     }
 

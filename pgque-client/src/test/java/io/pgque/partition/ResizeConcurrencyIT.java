@@ -229,7 +229,8 @@ class ResizeConcurrencyIT {
                         Pq.release(c, q, "c", k, worker);
                     } catch (SQLException | Db.SqlError e) {
                         SQLException sql = Db.sqlException(e);
-                        if (sql == null || !("PQ011".equals(sql.getSQLState()) || "PQ006".equals(sql.getSQLState()))) {
+                        String code = sql == null ? null : io.pgque.client.PgQueException.sqlStateOf(sql);
+                        if (!("PQ011".equals(code) || "PQ006".equals(code))) {
                             fail("worker " + worker + " failed on slot " + k + "/" + n, e);
                         }
                         break; // the slot set changed under us

@@ -155,21 +155,18 @@ class SendIdemBehaviourIT {
     }
 
     @Test
-    void first_use_registers_maint_idem_as_extra_maintenance() {
+    void maint_reaps_expired_keys_of_every_queue_and_a_send_never_writes_the_queue_row() {
         String q = newQueue("q_extramaint");
-        Pq.sendIdem(ds, q, "evt", "p", "k", "1 hour");
+        Pq.sendIdem(ds, q, "evt", "p", "k", "1 millisecond");
         Pq.sendIdem(ds, q, "evt", "p", "k2", "1 hour");
-        String[] maint = Db.with(ds, c -> {
-            try (var ps = c.prepareStatement("select queue_extra_maint from pgque.queue where queue_name = ?")) {
-                ps.setString(1, q);
-                try (var rs = ps.executeQuery()) {
-                    rs.next();
-                    return (String[]) rs.getArray(1).getArray();
-                }
-            }
-        });
-        assertEquals(1, java.util.Arrays.stream(maint).filter("pgque.maint_idem"::equals).count(),
-                "registered exactly once: " + java.util.Arrays.toString(maint));
+        assertEquals(null, Db.one(ds, String.class, "select queue_extra_maint::text from pgque.queue where queue_name = ?", q),
+                "no registration: the row a send would write is the row rotation locks");
+        Db.await(java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(10), "key k to expire", () ->
+                Db.count(ds, "select count(*) from pgque.idem i join pgque.queue q on q.queue_id = i.queue_id"
+                        + " where q.queue_name = ? and i.expires_at < clock_timestamp()", q) == 1);
+        Db.exec(ds, "select pgque.maint()");
+        assertEquals(1, Db.count(ds, "select count(*) from pgque.idem i join pgque.queue q on q.queue_id = i.queue_id"
+                + " where q.queue_name = ?", q), "maint() reaped the expired key, kept the live one");
     }
 
     // ================================================================== the brief's key-scope hazard

@@ -263,7 +263,7 @@ class SourceConnectorIT {
         powerless.put("connection.url", pg.db.jdbcUrl("source_it_nobody"));
         powerless.put("pgque.ticker.enabled", "true");
         assertError(powerless, "connection.user", "cannot consume");
-        assertError(powerless, "pgque.ticker.enabled", "needs pgque_admin");
+        assertError(powerless, "pgque.ticker.enabled", "needs pgque_ticker");
 
         // This worker has no exactly-once support, and the connector must not pretend otherwise.
         Map<String, String> exactlyOnce = fixture.connectorConfig("pinned-src", queue, 4, 2);

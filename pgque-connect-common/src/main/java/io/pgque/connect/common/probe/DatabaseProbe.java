@@ -250,7 +250,7 @@ public final class DatabaseProbe implements AutoCloseable {
     /**
      * Why the current role could not install the engine in this database, or empty when it could:
      * installing creates the pgque schema (CREATE on the database) and, where they do not exist
-     * yet in the cluster, the roles pgque_reader, pgque_writer and pgque_admin (CREATEROLE).
+     * yet in the cluster, the engine's roles (CREATEROLE).
      *
      * @param fix what the user may do instead, appended to the message
      */
@@ -273,8 +273,8 @@ public final class DatabaseProbe implements AutoCloseable {
                 + "pgque.sql), grant the user what is missing, or " + fix);
     }
 
-    /** The roles the engine's installer creates. */
-    public static final List<String> ENGINE_ROLES = List.of("pgque_reader", "pgque_writer", "pgque_admin");
+    /** The roles the engine's installer creates, under their default names (prefix pgque). */
+    public static final List<String> ENGINE_ROLES = List.of("pgque_reader", "pgque_writer", "pgque_ticker", "pgque_admin");
 
     /** Whether the current role is a member of {@code role} (with its rights); false when there is no such role. */
     public boolean hasRole(String role) throws SQLException {

@@ -66,7 +66,7 @@ class InstallRightsIT {
     void theMessageNamesWhatIsMissingCreateAndCreaterole() throws Exception {
         String neither = problem().orElseThrow();
         assertTrue(neither.contains("CREATE on database 'postgres'") && neither.contains("CREATEROLE")
-                && neither.contains("pgque_reader, pgque_writer, pgque_admin"), neither);
+                && neither.contains("pgque_reader, pgque_writer, pgque_ticker, pgque_admin"), neither);
 
         asSuperuser("grant create on database postgres to install_it");
         String roles = problem().orElseThrow();

@@ -24,6 +24,12 @@ import java.util.Map;
  */
 public final class DatabaseChecks {
 
+    /** A function every consumer calls (pgque_reader has it). */
+    private static final String CONSUME = "pgque.claim_slot(text, text, int, text, interval)";
+    /** What the ticker duty calls (pgque_ticker has them, and pgque_admin, a member of it). */
+    private static final List<String> TICK = List.of("pgque.ticker_round(interval)", "pgque.maint()",
+            "pgque.maint_rotate_tables_step2()", "pgque.maint_retry_events()");
+
     private final SourceConfig config;
     private final Map<String, List<String>> problems = new LinkedHashMap<>();
 
@@ -53,7 +59,7 @@ public final class DatabaseChecks {
                     + "pgque.queue.auto.create=true); or correct " + SourceConfigDef.QUEUE);
             return problems;
         }
-        // Roles first: without pgque_reader the queue checks below would only say "permission denied".
+        // Rights first: without pgque_reader the queue checks below would only say "permission denied".
         if (checkRoles(probe)) {
             if (!probe.queueExists(config.queue())) {
                 add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist in database '"
@@ -68,19 +74,25 @@ public final class DatabaseChecks {
 
     /** @return whether the user may consume at all */
     private boolean checkRoles(DatabaseProbe probe) throws SQLException {
-        boolean reader = probe.hasRole("pgque_reader");
-        boolean admin = probe.hasRole("pgque_admin");
-        boolean superuser = probe.superuser();
+        // By right, not by role name: a database installed with pgque.role_prefix has roles of its
+        // own (docs/operations.md, "Trust model"), and a superuser has every right.
+        boolean reader = probe.canExecute(CONSUME);
         String user = probe.currentUser();
-        if (!reader && !admin && !superuser) {
+        if (!reader) {
             add(ConnectionConfigDef.USER, "user '" + user + "' cannot consume: grant it pgque_reader "
-                    + "(or pgque_admin)");
+                    + "(or this database's reader role, when the engine was installed with pgque.role_prefix)");
         }
-        if (config.tickerEnabled() && !admin && !superuser) {
-            add(SourceConfigDef.TICKER_ENABLED, SourceConfigDef.TICKER_ENABLED + "=true needs pgque_admin, which "
-                    + "user '" + user + "' does not have: grant it, or leave ticking to another scheduler");
+        if (config.tickerEnabled()) {
+            for (String function : TICK) {
+                if (!probe.canExecute(function)) {
+                    add(SourceConfigDef.TICKER_ENABLED, SourceConfigDef.TICKER_ENABLED + "=true needs pgque_ticker (the "
+                            + "ticker's own role: tick and maintain, nothing else), which user '" + user + "' does not "
+                            + "have (it may not call " + function + "): grant it, or leave ticking to another scheduler");
+                    break;
+                }
+            }
         }
-        return reader || admin || superuser;
+        return reader;
     }
 
     private void add(String key, String message) {

@@ -7,6 +7,7 @@ package io.pgque.connect.source.config;
 import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.OptionalRange;
+import io.pgque.connect.common.config.ValueConverter;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
 import io.pgque.connect.source.record.EventHeaders;
@@ -41,10 +42,10 @@ public final class SourceConfigDef {
     public static final String TOPIC = "topic";
     public static final String VALUE_FORMAT = "pgque.value.format";
     /** Connect's own key, read to catch a value format its converter cannot write. */
-    public static final String VALUE_CONVERTER = "value.converter";
-    public static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
-    public static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
-    public static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+    public static final String VALUE_CONVERTER = ValueConverter.KEY;
+    public static final String STRING_CONVERTER = ValueConverter.STRING;
+    public static final String BYTE_ARRAY_CONVERTER = ValueConverter.BYTE_ARRAY;
+    public static final String JSON_CONVERTER = ValueConverter.JSON;
     public static final String PARTITIONER = "pgque.kafka.partitioner";
     public static final String PARTITIONS = "pgque.kafka.partitions";
     public static final String HEADERS = "pgque.headers";
@@ -272,7 +273,7 @@ public final class SourceConfigDef {
                 "Tick the database from this connector: every task runs pgque.ticker_round(), pgque.maint() "
                         + "and pgque.maint_retry_events(), and the database lets one ticker round run at a time, "
                         + "so the ticks go on while any task is alive. Turn it on only where nothing else ticks "
-                        + "the database; needs pgque_admin.",
+                        + "the database; needs pgque_ticker (the ticker's own role; pgque_admin includes it).",
                 TICKER_GROUP, ++order, Width.SHORT, "Run the ticker");
         def.define(TICKER_INTERVAL_MS, Type.LONG, TICKER_INTERVAL_MS_DEFAULT, Range.between(10L, 60_000L),
                 Importance.LOW,
