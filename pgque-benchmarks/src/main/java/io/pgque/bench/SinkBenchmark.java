@@ -5,9 +5,11 @@
 package io.pgque.bench;
 
 import io.pgque.connect.sink.PgQueSinkConnector;
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.converters.ByteArrayConverter;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
@@ -19,20 +21,21 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * Records per second through the sink connector against two raw baselines measured on the same
  * server in the same run: batched INSERTs of the same documents into a plain table, and
  * {@code send_events} calls from one plain JDBC connection. 200,000 documents of ~1 KB over
  * 1,000 keys, pre-loaded on two topics of 3 partitions: one as {@code JsonConverter} writes a
- * Struct with {@code schemas.enable=true}, one as JSON text read with {@code StringConverter}.
+ * Struct with {@code schemas.enable=true} (read either with JsonConverter, or as bytes with
+ * {@code pgque.value.envelope=connect-json}), one as JSON text read with {@code StringConverter}.
  * The server runs with {@code fsync} and {@code synchronous_commit} on.
  *
  * <p>Every run is timed by the rows it wrote (first to last insert transaction), so the
@@ -52,7 +55,7 @@ final class SinkBenchmark {
     private static final int ROUNDS = Integer.getInteger("sink.rounds", 3);
     // -Dsink.pgstats=true prints the server's statements by total time over the measured rounds.
     private static final boolean PG_STATS = Boolean.getBoolean("sink.pgstats");
-    private static final String WARM_UP = System.getProperty("sink.warmup", "0,1,2,3");
+    private static final String WARM_UP = System.getProperty("sink.warmup", "0,1,2,3,8");
     // -Dsink.rows=1,2,6,7 runs only those rows (numbered from 0 in the order below); the
     // summary then gives the ratios whose rows ran.
     private static final String ROWS = System.getProperty("sink.rows", "");
@@ -61,7 +64,8 @@ final class SinkBenchmark {
     private static final String STRING_TOPIC = "bench_string";
     private static final String TYPE = "FileCreated";
 
-    private enum Values { STRUCT, STRING }
+    /** Struct: JsonConverter; string: StringConverter; envelope: the Struct topic's bytes, opened by the sink. */
+    private enum Values { STRUCT, STRING, ENVELOPE }
 
     private record Row(String label, RunBody body) {
     }
@@ -97,7 +101,9 @@ final class SinkBenchmark {
                                             "pgque.dedup.ttl.ms", "3600000")))),
                     new Row("baseline: send_idem_events, " + BASELINE_BATCH + " events per call, one JDBC connection",
                             name -> timedQueue(c, name, q -> RawWrites.sendIdemEvents(c, q, TYPE, RECORDS, BASELINE_BATCH,
-                                    Documents::json, Documents::key))));
+                                    Documents::json, Documents::key))),
+                    new Row("sink, 1 task, envelope (ByteArrayConverter, connect-json), at_least_once",
+                            name -> timedQueue(c, name, q -> runSink(connect, c, q, Values.ENVELOPE, 1, Map.of()))));
             List<Integer> selected = selectedRows(rows.size());
 
             // A full run of each kind of path first: class loading, the first consumer group
@@ -153,6 +159,7 @@ final class SinkBenchmark {
                 System.out.println(line);
             }
             ratio("String / Struct", runs, 2, 3);
+            ratio("envelope / Struct", runs, 2, 8);
             ratio("2 tasks / 1 task", runs, 2, 4);
             ratio("exactly_once / at_least_once", runs, 2, 5);
             ratio("dedup on / off", runs, 2, 6);
@@ -255,20 +262,10 @@ final class SinkBenchmark {
     }
 
     private EmbeddedConnectCluster startCluster() {
-        Map<String, String> worker = new HashMap<>();
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "10000");
-        Properties broker = new Properties();
-        broker.put("group.initial.rebalance.delay.ms", "0");
-        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
-                .name("sink-bench")
-                .numBrokers(1)
-                .numWorkers(1)
-                .brokerProps(broker)
-                .workerProps(worker)
-                .build();
-        connect.start();
-        return connect;
+        return EmbeddedConnect.cluster("sink-bench", 1)
+                .flushOffsetsEvery(Duration.ofSeconds(10))
+                .broker("group.initial.rebalance.delay.ms", "0")
+                .start();
     }
 
     private void preload(EmbeddedConnectCluster connect) {
@@ -298,7 +295,7 @@ final class SinkBenchmark {
         Map<String, String> config = new HashMap<>();
         config.put("connector.class", PgQueSinkConnector.class.getName());
         config.put("tasks.max", Integer.toString(tasks));
-        config.put("topics", values == Values.STRUCT ? STRUCT_TOPIC : STRING_TOPIC);
+        config.put("topics", values == Values.STRING ? STRING_TOPIC : STRUCT_TOPIC);
         config.put("connection.url", server.jdbcUrl());
         config.put("pgque.queue", queue);
         config.put("pgque.event.type", TYPE);
@@ -306,6 +303,9 @@ final class SinkBenchmark {
         if (values == Values.STRUCT) {
             config.put("value.converter", JsonConverter.class.getName());
             config.put("value.converter.schemas.enable", "true");
+        } else if (values == Values.ENVELOPE) {
+            config.put("value.converter", ByteArrayConverter.class.getName());
+            config.put("pgque.value.envelope", "connect-json");
         } else {
             config.put("value.converter", StringConverter.class.getName());
         }

@@ -5,6 +5,7 @@
 package io.pgque.bench;
 
 import io.pgque.connect.source.PgQueSourceConnector;
+import io.pgque.testsupport.Await;
 import org.apache.kafka.connect.storage.StringConverter;
 
 import java.sql.Connection;
@@ -86,13 +87,7 @@ final class SourceBenchmark {
 
     /** @param every how often the condition is checked, not a guess at how long it takes */
     static void awaitCondition(String what, BooleanSupplier condition, Duration every) throws InterruptedException {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("timed out after " + DEADLINE.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(every.toMillis());
-        }
+        Await.until(what, DEADLINE, every, condition);
     }
 
     static ScheduledExecutorService daemonScheduler(String name) {

@@ -4,6 +4,7 @@
  */
 package io.pgque.bench;
 
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
@@ -44,25 +44,12 @@ final class SourceKafkaSide implements AutoCloseable {
         // finds no status yet; that is expected while a connector starts and would bury the tables.
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.connect.util.clusters.ConnectAssertions",
                 "off");
-        Map<String, String> worker = new HashMap<>();
-        // The connector is found through its ServiceLoader manifest, without a classpath scan.
-        worker.put("plugin.discovery", "service_load");
-        if (exactlyOnce) {
-            worker.put("exactly.once.source.support", "enabled");
-        }
-        // A single broker must be able to hold the transaction log, or transactional producers
-        // cannot start; set on both brokers so they differ in nothing else.
-        Properties broker = new Properties();
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
-                .name(exactlyOnce ? "pgque-source-bench-eos" : "pgque-source-bench")
-                .numWorkers(1)
-                .numBrokers(1)
-                .brokerProps(broker)
-                .workerProps(worker)
-                .build();
-        connect.start();
+        // The transaction log on the one broker for both, so that the two differ in nothing else.
+        EmbeddedConnectCluster connect = EmbeddedConnect.cluster(
+                        exactlyOnce ? "pgque-source-bench-eos" : "pgque-source-bench", 1)
+                .singleBrokerTransactions()
+                .exactlyOnceSource(exactlyOnce)
+                .start();
         return new SourceKafkaSide(connect);
     }
 

@@ -4,6 +4,7 @@
  */
 package io.pgque.client;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -32,6 +33,7 @@ public final class Consumer {
     private static final String NACK_DEFAULTS = "select pgque.nack(?, row(?, ?, null, null, null, "
             + "null, null, null, null, null)::pgque.message)";
 
+    private static final String ACK = "select pgque.ack(?)";
     private final Connections db;
 
     Consumer(Connections db) {
@@ -74,12 +76,36 @@ public final class Consumer {
      *         since the last ack, or the new batch had no events for this consumer)
      */
     public Optional<Batch> receive(String queue, String consumer, int pageSize) {
-        WholeBatch.checkPageSize(pageSize);
-        return db.run("receive from queue '" + queue + "' as '" + consumer + "'",
-                c -> WholeBatch.read(pageSize,
-                        max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, max),
-                        (batchId, after) -> Sql.stream(c, READ_BATCH, pageSize, Rows::message, batchId, after,
-                                WholeBatch.ALL)));
+        return reads(queue, consumer).receive(pageSize);
+    }
+
+    /**
+     * The batch reads of plain consumer {@code consumer} (a plain ack names the batch alone: both
+     * may be null for it).
+     */
+    private BatchReads reads(String queue, String consumer) {
+        return new BatchReads(db, new BatchReads.Statements() {
+            @Override
+            public BatchReads.Call receive(Connection c, int max) {
+                return new BatchReads.Call(RECEIVE, queue, consumer, max);
+            }
+
+            @Override
+            public BatchReads.Call readOn(long batchId, long afterMsgId) {
+                return new BatchReads.Call(READ_BATCH, batchId, afterMsgId, WholeBatch.ALL);
+            }
+
+            @Override
+            public BatchReads.Call ack(long batchId) {
+                return new BatchReads.Call(ACK, batchId);
+            }
+
+            @Override
+            public String what(String action) {
+                return action.equals("receive") ? "receive from queue '" + queue + "' as '" + consumer + "'"
+                        : action;
+            }
+        });
     }
 
     /**
@@ -89,8 +115,7 @@ public final class Consumer {
      * @throws BatchNotFoundException if the batch is unknown or was already finished
      */
     public void ack(long batchId) {
-        int finished = db.run("ack batch " + batchId, c -> Sql.count(c, "select pgque.ack(?)", batchId));
-        if (finished == 0) {
+        if (!reads(null, null).ack(batchId)) {
             throw new BatchNotFoundException("ack batch " + batchId
                     + " failed: no such open batch (unknown, or already acked)", null, null);
         }

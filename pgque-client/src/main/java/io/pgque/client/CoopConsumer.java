@@ -4,6 +4,7 @@
  */
 package io.pgque.client;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -43,6 +44,7 @@ public final class CoopConsumer {
     private final String consumer;
     private final String subconsumer;
     private final Duration deadInterval;
+    private final BatchReads reads;
 
     CoopConsumer(Connections db, String queue, String consumer, String subconsumer, Duration deadInterval) {
         this.db = db;
@@ -53,6 +55,34 @@ public final class CoopConsumer {
             throw new IllegalArgumentException("dead interval must be positive, was " + deadInterval);
         }
         this.deadInterval = deadInterval;
+        String dead = deadInterval == null ? null : Intervals.text(deadInterval);
+        this.reads = new BatchReads(db, new BatchReads.Statements() {
+            @Override
+            public BatchReads.Call receive(Connection c, int max) {
+                return new BatchReads.Call(RECEIVE, queue, consumer, subconsumer, max, dead);
+            }
+
+            @Override
+            public BatchReads.Call readOn(long batchId, long afterMsgId) {
+                return new BatchReads.Call(READ_BATCH, batchId, afterMsgId, WholeBatch.ALL);
+            }
+
+            @Override
+            public BatchReads.Call ack(long batchId) {
+                return new BatchReads.Call("select pgque.ack(?)", batchId);
+            }
+
+            @Override
+            public BatchReads.Call deadLetter(long msgId, String reason) {
+                return new BatchReads.Call("select pgque.dead_letter_subconsumer(?, ?, ?, ?, ?)", queue, consumer,
+                        subconsumer, msgId, reason);
+            }
+
+            @Override
+            public String what(String action) {
+                return CoopConsumer.this.what(action);
+            }
+        });
     }
 
     /**
@@ -134,12 +164,7 @@ public final class CoopConsumer {
      * @return the batch, or empty when no window with events is ready
      */
     public Optional<Batch> receive(int pageSize) {
-        WholeBatch.checkPageSize(pageSize);
-        String dead = deadInterval == null ? null : Intervals.text(deadInterval);
-        return db.run(what("receive"), c -> WholeBatch.read(pageSize,
-                max -> Sql.list(c, RECEIVE, Rows::message, queue, consumer, subconsumer, max, dead),
-                (batchId, after) -> Sql.stream(c, READ_BATCH, pageSize, Rows::message, batchId, after,
-                        WholeBatch.ALL)));
+        return reads.receive(pageSize);
     }
 
     /**
@@ -150,12 +175,7 @@ public final class CoopConsumer {
      * @return the page, or empty when no window with events is ready
      */
     public Optional<BatchPage> receivePage(int max) {
-        WholeBatch.checkPageSize(max);
-        String dead = deadInterval == null ? null : Intervals.text(deadInterval);
-        return db.run(what("receive"), c -> {
-            return BatchPage.of(Sql.list(c, RECEIVE, Rows::message, queue, consumer, subconsumer,
-                    BatchPage.probeSize(max), dead), max);
-        });
+        return reads.receivePage(max);
     }
 
     /**
@@ -166,9 +186,7 @@ public final class CoopConsumer {
      * @throws BatchNotFoundException if the batch is no longer open
      */
     public BatchCursor openRest(DataSource connections, long batchId, long afterMsgId) {
-        Objects.requireNonNull(connections, "connections");
-        return BatchCursor.open(connections, batchId, what("read batch " + batchId), READ_BATCH,
-                batchId, afterMsgId, WholeBatch.ALL);
+        return reads.openRest(connections, batchId, afterMsgId);
     }
 
     /**
@@ -178,8 +196,7 @@ public final class CoopConsumer {
      *                                over (roll back whatever was done for it) or it was acked
      */
     public void ack(long batchId) {
-        int finished = db.run(what("ack batch " + batchId), c -> Sql.count(c, "select pgque.ack(?)", batchId));
-        if (finished == 0) {
+        if (!reads.ack(batchId)) {
             throw new BatchNotFoundException(what("ack batch " + batchId) + " failed: the batch is not open"
                     + " (taken over by a sibling after the dead interval, or already acked)", null, null);
         }
@@ -198,8 +215,7 @@ public final class CoopConsumer {
      * @throws BatchNotFoundException if the worker holds no batch (a sibling took it over)
      */
     public void deadLetter(long msgId, String reason) {
-        db.run(what("dead-letter message " + msgId), c -> Sql.count(c,
-                "select pgque.dead_letter_subconsumer(?, ?, ?, ?, ?)", queue, consumer, subconsumer, msgId, reason));
+        reads.deadLetter(msgId, reason);
     }
 
     /**

@@ -54,6 +54,8 @@ public final class PgQue {
     }
 
     private final Connections db;
+    /** What the installed engine can do, read once for every consumer of this client. */
+    private final EngineCapabilities.Known engine = new EngineCapabilities.Known();
 
     private PgQue(Connections db) {
         this.db = db;
@@ -117,7 +119,7 @@ public final class PgQue {
      * @param workerId unique among live workers, e.g. host name plus task id
      */
     public SlotConsumer slotConsumer(String queue, String consumer, int slots, String workerId) {
-        return new SlotConsumer(db, queue, consumer, slots, workerId);
+        return new SlotConsumer(db, queue, consumer, slots, workerId, engine);
     }
 
     /** Resizing (changing N of) the partitioned consumer {@code consumer} of {@code queue}. */

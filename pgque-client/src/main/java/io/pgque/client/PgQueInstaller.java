@@ -72,7 +72,7 @@ public final class PgQueInstaller {
      * {@code pgque.version()} function, for example no {@code pgque} schema at all).
      */
     public Optional<String> installedVersion() {
-        return withConnection("read installed engine version", this::installedVersion);
+        return withConnection("read installed engine version", PgQueInstaller::installedVersion);
     }
 
     /**
@@ -122,7 +122,8 @@ public final class PgQueInstaller {
         });
     }
 
-    private Optional<String> installedVersion(Connection c) throws SQLException {
+    /** The version of the engine installed where {@code c} connects, or empty when there is none. */
+    static Optional<String> installedVersion(Connection c) throws SQLException {
         boolean present = Sql.one(c, "select to_regprocedure('pgque.version()') is not null",
                 rs -> rs.getBoolean(1));
         if (!present) {

@@ -5,6 +5,7 @@
 package io.pgque.client;
 
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -68,27 +69,8 @@ final class ClientTesting {
 
     /** Polls {@code probe} until it yields a value; fails after {@link #DEADLINE}. */
     static <T> T await(String what, Supplier<Optional<T>> probe) {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (true) {
-            Optional<T> value = probe.get();
-            if (value.isPresent()) {
-                return value.get();
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + DEADLINE + " waiting for " + what);
-            }
-            pause();
-        }
-    }
-
-    /** Poll interval of {@link #await}: a condition is re-checked this often, up to the deadline. */
-    private static void pause() {
-        try {
-            Thread.sleep(25);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting", e);
-        }
+        // Re-checked every 25 ms, up to the deadline.
+        return Await.value(what, DEADLINE, Duration.ofMillis(25), probe);
     }
 
     /**

@@ -58,8 +58,8 @@ class ReadAheadAfterIT {
             sendKeyed(q, "tick" + t, 40);
             tick(admin, q);
         }
-        w.claim(SLOT, TTL).orElseThrow();
-        return new Slot(w, w.receive(SLOT).orElseThrow());
+        w.slot(SLOT).claim(TTL).orElseThrow();
+        return new Slot(w, w.slot(SLOT).receive().orElseThrow());
     }
 
     private record Slot(SlotConsumer consumer, Batch open) {
@@ -72,8 +72,8 @@ class ReadAheadAfterIT {
     private static TwoAhead readTwoAhead(String q, int ticks) {
         Slot s = slotWithTicksAhead(reader, q, ticks);
         SlotConsumer w = s.consumer();
-        ReadAhead next = w.readAheadPage(SLOT, s.open().batchId(), 1_000).orElseThrow();
-        ReadAhead afterNext = w.readAheadPageAfter(SLOT, s.open().batchId(), next, 1_000).orElseThrow();
+        ReadAhead next = w.slot(SLOT).readAheadPage(s.open().batchId(), 1_000).orElseThrow();
+        ReadAhead afterNext = w.slot(SLOT).readAheadPageAfter(s.open().batchId(), next, 1_000).orElseThrow();
         return new TwoAhead(w, s.open(), next, afterNext);
     }
 
@@ -101,14 +101,14 @@ class ReadAheadAfterIT {
         assertTrue(payloads(afterNext).stream().allMatch(p -> p.startsWith("tick2-")), payloads(afterNext).toString());
         assertFalse(payloads(afterNext).isEmpty());
 
-        assertTrue(w.ackAndOpen(SLOT, s.open().batchId(), next));
-        ReadAhead readInTurn = w.readAheadPage(SLOT, next.batchId(), 1_000).orElseThrow();
+        assertTrue(w.slot(SLOT).afterAck(s.open().batchId()).open(next));
+        ReadAhead readInTurn = w.slot(SLOT).readAheadPage(next.batchId(), 1_000).orElseThrow();
         assertEquals(payloads(readInTurn), payloads(afterNext), "the same events as a read once the batch before is open");
         assertEquals(readInTurn.fromTick(), afterNext.fromTick());
         assertEquals(readInTurn.toTick(), afterNext.toTick());
 
-        assertTrue(w.ackAndOpen(SLOT, next.batchId(), afterNext), "opened in turn, as read");
-        Batch opened = w.receive(SLOT).orElseThrow();
+        assertTrue(w.slot(SLOT).afterAck(next.batchId()).open(afterNext), "opened in turn, as read");
+        Batch opened = w.slot(SLOT).receive().orElseThrow();
         assertEquals(afterNext.batchId(), opened.batchId());
         assertEquals(payloads(afterNext), payloads(opened.messages()));
         for (Message m : opened.messages()) {
@@ -121,8 +121,9 @@ class ReadAheadAfterIT {
         TwoAhead s = readTwoAhead("q_after_order", 2);
         SlotConsumer w = s.consumer();
 
-        assertFalse(w.ackAndOpen(SLOT, s.open().batchId(), s.afterNext()), "the slot stands at the tick before it");
-        Batch received = w.receive(SLOT).orElseThrow();
+        assertFalse(w.slot(SLOT).afterAck(s.open().batchId()).open(s.afterNext()),
+                "the slot stands at the tick before it");
+        Batch received = w.slot(SLOT).receive().orElseThrow();
         assertEquals(payloads(s.next()), payloads(received.messages()), "the skipped window comes next, whole");
     }
 
@@ -130,22 +131,22 @@ class ReadAheadAfterIT {
     void nothingIsReadForABatchNoLongerOpenOrAfterTheLastTick() {
         Slot s = slotWithTicksAhead(reader, "q_after_none", 1);
         SlotConsumer w = s.consumer();
-        ReadAhead next = w.readAheadPage(SLOT, s.open().batchId(), 1_000).orElseThrow();
-        assertTrue(w.readAheadPageAfter(SLOT, s.open().batchId(), next, 1_000).isEmpty(), "no tick after it yet");
+        ReadAhead next = w.slot(SLOT).readAheadPage(s.open().batchId(), 1_000).orElseThrow();
+        assertTrue(w.slot(SLOT).readAheadPageAfter(s.open().batchId(), next, 1_000).isEmpty(), "no tick after it yet");
 
-        assertTrue(w.ackAndOpen(SLOT, s.open().batchId(), next));
+        assertTrue(w.slot(SLOT).afterAck(s.open().batchId()).open(next));
         sendKeyed("q_after_none", "tick2", 40);
         tick(admin, "q_after_none");
-        assertTrue(w.readAheadPageAfter(SLOT, s.open().batchId(), next, 1_000).isEmpty(),
+        assertTrue(w.slot(SLOT).readAheadPageAfter(s.open().batchId(), next, 1_000).isEmpty(),
                 "the batch named is no longer the open one");
-        assertTrue(w.readAheadPageAfter(SLOT, next.batchId(), next, 1_000).isPresent(),
+        assertTrue(w.slot(SLOT).readAheadPageAfter(next.batchId(), next, 1_000).isPresent(),
                 "from the open batch's own end it is the next batch");
     }
 
     @Test
     void aTickBeforeTheOpenBatchsEndIsRefused() throws SQLException {
         Slot s = slotWithTicksAhead(reader, "q_after_refused", 1);
-        ReadAhead next = s.consumer().readAheadPage(SLOT, s.open().batchId(), 1_000).orElseThrow();
+        ReadAhead next = s.consumer().slot(SLOT).readAheadPage(s.open().batchId(), 1_000).orElseThrow();
         try (Connection c = db.as("client_it_after").getConnection();
              PreparedStatement ps = c.prepareStatement("select * from pgque.read_ahead_after_query("
                      + "'q_after_refused', 'g', 0, 2, 'w', ?, ?, 1, 100, NULL)")) {
@@ -169,14 +170,14 @@ class ReadAheadAfterIT {
         }
         Map<Integer, Long> open = new HashMap<>();
         for (int slot = 0; slot < N; slot++) {
-            w.claim(slot, TTL).orElseThrow();
-            open.put(slot, w.receive(slot).orElseThrow().batchId());
+            w.slot(slot).claim(TTL).orElseThrow();
+            open.put(slot, w.slot(slot).receive().orElseThrow().batchId());
         }
         ReadAheadGroup group = w.readAheadGroup(List.of(0, 1));
         int total = 0;
         for (int slot = 0; slot < N; slot++) {
-            ReadAhead next = w.readAheadPage(slot, open.get(slot), 1_000).orElseThrow();
-            ReadAhead alone = w.readAheadPageAfter(slot, open.get(slot), next, 1_000).orElseThrow();
+            ReadAhead next = w.slot(slot).readAheadPage(open.get(slot), 1_000).orElseThrow();
+            ReadAhead alone = w.slot(slot).readAheadPageAfter(open.get(slot), next, 1_000).orElseThrow();
             ReadAhead shared = group.readAheadPageAfter(slot, open.get(slot), next, 1_000).orElseThrow();
             assertEquals(payloads(alone), payloads(shared), "slot " + slot);
             assertEquals(slot == 1, shared.shared(), "the second slot is served from the first one's scan");
@@ -192,6 +193,7 @@ class ReadAheadAfterIT {
         EmbeddedPg.TestDatabase older = ClientTesting.newDatabase("client_read_ahead_after_old").installEngine();
         ClientTesting.exec(older.superuser(), "drop function pgque.read_ahead_after_query(text, text, int, int, text, "
                 + "bigint, bigint, bigint, int, int[])");
+        ClientTesting.exec(older.superuser(), "update pgque.engine_info set engine_version = '0.3.3'");
         PgQue pq = PgQue.using(older.superuser());
         String q = "q_after_old";
         pq.queues().create(q);
@@ -201,10 +203,10 @@ class ReadAheadAfterIT {
             ClientTesting.sendKeyed(pq, q, "tick" + t, 40);
             tick(pq, q);
         }
-        w.claim(SLOT, TTL).orElseThrow();
-        Batch open = w.receive(SLOT).orElseThrow();
-        ReadAhead next = w.readAheadPage(SLOT, open.batchId(), 1_000).orElseThrow();
-        assertTrue(w.readAheadPageAfter(SLOT, open.batchId(), next, 1_000).isEmpty());
-        assertTrue(w.ackAndOpen(SLOT, open.batchId(), next), "reading one ahead works as before");
+        w.slot(SLOT).claim(TTL).orElseThrow();
+        Batch open = w.slot(SLOT).receive().orElseThrow();
+        ReadAhead next = w.slot(SLOT).readAheadPage(open.batchId(), 1_000).orElseThrow();
+        assertTrue(w.slot(SLOT).readAheadPageAfter(open.batchId(), next, 1_000).isEmpty());
+        assertTrue(w.slot(SLOT).afterAck(open.batchId()).open(next), "reading one ahead works as before");
     }
 }

@@ -63,8 +63,8 @@ class ReadAheadGroupIT {
         tick(admin, q);
         Map<Integer, Batch> first = new HashMap<>();
         for (int slot : ALL) {
-            w.claim(slot, TTL).orElseThrow();
-            first.put(slot, w.receive(slot).orElseThrow());
+            w.slot(slot).claim(TTL).orElseThrow();
+            first.put(slot, w.slot(slot).receive().orElseThrow());
         }
         return new Worker(w, first);
     }
@@ -94,7 +94,7 @@ class ReadAheadGroupIT {
         Map<Integer, Long> open = worker.open();
         Map<Integer, ReadAhead> alone = new HashMap<>();
         for (int slot : ALL) {
-            alone.put(slot, w.readAheadPage(slot, open.get(slot), 1_000).orElseThrow());
+            alone.put(slot, w.slot(slot).readAheadPage(open.get(slot), 1_000).orElseThrow());
         }
 
         ReadAheadGroup group = w.readAheadGroup(ALL);
@@ -112,8 +112,8 @@ class ReadAheadGroupIT {
                 assertEquals(slot, w.slotOf(m.partitionKey()));
             }
             total += shared.batch().first().messages().size();
-            assertTrue(w.ackAndOpen(slot, open.get(slot), shared), "opened as read");
-            assertEquals(payloads(shared), w.receive(slot).orElseThrow().messages().stream()
+            assertTrue(w.slot(slot).afterAck(open.get(slot)).open(shared), "opened as read");
+            assertEquals(payloads(shared), w.slot(slot).receive().orElseThrow().messages().stream()
                     .map(Message::payload).toList(), "the batch opened holds what was read ahead");
         }
         assertEquals(200, total, "every event once, in its own slot");
@@ -128,7 +128,7 @@ class ReadAheadGroupIT {
         SlotConsumer w = worker.consumer();
         Map<Integer, Batch> first = worker.first();
         Message retried = first.get(1).messages().get(0);
-        w.nack(1, retried, Duration.ZERO, "later");
+        w.slot(1).nack(retried, Duration.ZERO, "later");
         admin.operations().maintRetryEvents();
         sendKeyed(q, "second", 40);
         tick(admin, q);
@@ -137,7 +137,7 @@ class ReadAheadGroupIT {
         Map<Integer, ReadAhead> shared = new HashMap<>();
         for (int slot : ALL) {
             shared.put(slot, group.readAheadPage(slot, first.get(slot).batchId(), 1_000).orElseThrow());
-            assertEquals(payloads(w.readAheadPage(slot, first.get(slot).batchId(), 1_000).orElseThrow()),
+            assertEquals(payloads(w.slot(slot).readAheadPage(first.get(slot).batchId(), 1_000).orElseThrow()),
                     payloads(shared.get(slot)), "slot " + slot);
         }
         assertEquals(3, group.served());
@@ -164,7 +164,7 @@ class ReadAheadGroupIT {
         assertTrue(one.toTick() > zero.toTick(), "slot 1 is handed the newer tick too");
         assertEquals(0, group.served());
         assertEquals(2, group.scanned());
-        assertEquals(payloads(w.readAheadPage(1, open.get(1), 1_000).orElseThrow()), payloads(one));
+        assertEquals(payloads(w.slot(1).readAheadPage(open.get(1), 1_000).orElseThrow()), payloads(one));
         assertTrue(payloads(one).stream().anyMatch(p -> p.startsWith("third-")), "it holds the newer tick's events");
     }
 
@@ -177,7 +177,7 @@ class ReadAheadGroupIT {
         ReadAheadGroup group = w.readAheadGroup(ALL);
         for (int slot : ALL) {
             ReadAhead shared = group.readAheadPage(slot, open.get(slot), 5).orElseThrow();
-            ReadAhead alone = w.readAheadPage(slot, open.get(slot), 5).orElseThrow();
+            ReadAhead alone = w.slot(slot).readAheadPage(open.get(slot), 5).orElseThrow();
             assertEquals(payloads(alone), payloads(shared), "the first five in order, slot " + slot);
             assertTrue(shared.batch().first().full());
             assertNull(shared.batch().rest());

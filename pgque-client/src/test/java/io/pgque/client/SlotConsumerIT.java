@@ -68,17 +68,17 @@ class SlotConsumerIT {
         send(q, "tenant-a", "a2");
         tick(pq, q);
 
-        SlotLease lease0 = w1.claim(0, TTL).orElseThrow();
-        assertTrue(w2.claim(0, TTL).isEmpty(), "slot 0 is w1's");
-        assertEquals(lease0, w1.claim(0, TTL).orElseThrow(), "renewal keeps the epoch");
-        w2.claim(1, TTL).orElseThrow();
+        SlotLease lease0 = w1.slot(0).claim(TTL).orElseThrow();
+        assertTrue(w2.slot(0).claim(TTL).isEmpty(), "slot 0 is w1's");
+        assertEquals(lease0, w1.slot(0).claim(TTL).orElseThrow(), "renewal keeps the epoch");
+        w2.slot(1).claim(TTL).orElseThrow();
 
-        assertEquals(List.of("a1", "a2"), payloads(w1.receive(0).orElseThrow()));
-        assertEquals(List.of("b1", "c1"), payloads(w2.receive(1).orElseThrow()));
-        assertThrows(SlotFencedException.class, () -> w2.receive(0));
-        w1.ack(0);
-        w2.ack(1);
-        assertThrows(BatchNotFoundException.class, () -> w1.ack(0));
+        assertEquals(List.of("a1", "a2"), payloads(w1.slot(0).receive().orElseThrow()));
+        assertEquals(List.of("b1", "c1"), payloads(w2.slot(1).receive().orElseThrow()));
+        assertThrows(SlotFencedException.class, () -> w2.slot(0).receive());
+        w1.slot(0).ack();
+        w2.slot(1).ack();
+        assertThrows(BatchNotFoundException.class, () -> w1.slot(0).ack());
 
         List<SlotStatus> status = w1.status();
         assertEquals(2, status.size());
@@ -87,9 +87,9 @@ class SlotConsumerIT {
         assertEquals(2, status.get(1).n());
         assertEquals(lease0.epoch(), status.get(0).epoch());
 
-        assertTrue(w1.release(0));
-        assertFalse(w1.release(0));
-        assertFalse(w1.release(1), "not w1's to release");
+        assertTrue(w1.slot(0).release());
+        assertFalse(w1.slot(0).release());
+        assertFalse(w1.slot(1).release(), "not w1's to release");
         assertNull(w1.status().get(0).leaseOwner());
         w1.unsubscribe();
         assertTrue(w1.status().isEmpty());
@@ -108,7 +108,7 @@ class SlotConsumerIT {
                 .collect(Collectors.toList());
         pq.producer().sendBatch(q, events);
         tick(pq, q);
-        w.claim(0, TTL).orElseThrow();
+        w.slot(0).claim(TTL).orElseThrow();
         return w;
     }
 
@@ -124,20 +124,20 @@ class SlotConsumerIT {
             send(q, "tenant-b", round + "-other-slot");
             tick(pq, q);
         }
-        w.claim(0, TTL).orElseThrow();
+        w.slot(0).claim(TTL).orElseThrow();
         return w;
     }
 
     @Test
     void slotBatchLargerThanThePageIsReadWhole() {
         SlotConsumer w = slot0AfterTenantRound("q_slot_pages");
-        Batch batch = w.receive(0, 100).orElseThrow();
+        Batch batch = w.slot(0).receive(100).orElseThrow();
         assertEquals(200, batch.size());
         assertTrue(batch.messages().stream().allMatch(m -> m.partitionKey().equals("tenant-a")));
         for (int i = 1; i < batch.size(); i++) {
             assertTrue(batch.messages().get(i - 1).msgId() < batch.messages().get(i).msgId());
         }
-        w.ack(0);
+        w.slot(0).ack();
     }
 
     /**
@@ -149,18 +149,18 @@ class SlotConsumerIT {
     void aBatchIsStreamedInChunksThroughACursorThatHoldsNoLock() throws Exception {
         String q = "q_slot_cursor";
         SlotConsumer w = slot0AfterTenantRound(q);
-        BatchPage first = w.receivePage(0, 30).orElseThrow();
+        BatchPage first = w.slot(0).receivePage(30).orElseThrow();
         assertTrue(first.full());
         assertEquals(30, first.messages().size());
         assertThrows(SlotFencedException.class,
-                () -> pq.slotConsumer(q, "g", 2, "intruder").openRest(ds, 0, first.batchId(), first.lastMsgId()));
+                () -> pq.slotConsumer(q, "g", 2, "intruder").slot(0).openRest(ds, first.batchId(), first.lastMsgId()));
 
         List<Message> all = new java.util.ArrayList<>(first.messages());
         int chunks = 0;
-        try (BatchCursor rest = w.openRest(ds, 0, first.batchId(), first.lastMsgId())) {
+        try (BatchCursor rest = w.slot(0).openRest(ds, first.batchId(), first.lastMsgId())) {
             // The cursor holds no row lock: a renewal on another connection does not wait for it.
             java.util.concurrent.CompletableFuture<Optional<SlotLease>> renewal =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> w.claim(0, TTL));
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> w.slot(0).claim(TTL));
             assertTrue(renewal.get(10, java.util.concurrent.TimeUnit.SECONDS).isPresent());
             List<Message> chunk;
             while (!(chunk = rest.next(40)).isEmpty()) {
@@ -175,8 +175,8 @@ class SlotConsumerIT {
         assertEquals(200, all.size());
         assertEquals(IntStream.range(0, 250).filter(i -> i % 5 != 0).mapToObj(i -> "a" + i).toList(),
                 all.stream().map(Message::payload).toList());
-        w.ack(0);
-        assertThrows(BatchNotFoundException.class, () -> w.openRest(ds, 0, first.batchId(), first.lastMsgId()));
+        w.slot(0).ack();
+        assertThrows(BatchNotFoundException.class, () -> w.slot(0).openRest(ds, first.batchId(), first.lastMsgId()));
     }
 
     /**
@@ -186,19 +186,19 @@ class SlotConsumerIT {
     @Test
     void aFirstPageIsFullOnlyWhenTheBatchHasMore() {
         SlotConsumer w = slot0AfterTenantRound("q_slot_page_full");
-        BatchPage exact = w.receivePage(0, 200).orElseThrow();
+        BatchPage exact = w.slot(0).receivePage(200).orElseThrow();
         assertFalse(exact.full());
         assertEquals(200, exact.messages().size());
 
-        BatchPage shorter = w.receivePage(0, 199).orElseThrow();
+        BatchPage shorter = w.slot(0).receivePage(199).orElseThrow();
         assertEquals(exact.batchId(), shorter.batchId(), "the open batch is handed out again");
         assertTrue(shorter.full());
         assertEquals(exact.messages().subList(0, 199), shorter.messages());
-        try (BatchCursor rest = w.openRest(ds, 0, shorter.batchId(), shorter.lastMsgId())) {
+        try (BatchCursor rest = w.slot(0).openRest(ds, shorter.batchId(), shorter.lastMsgId())) {
             assertEquals(List.of(exact.messages().get(199)), rest.next(10), "the probe event is read with the rest");
         }
-        assertFalse(w.receivePage(0, 1000).orElseThrow().full());
-        w.ack(0);
+        assertFalse(w.slot(0).receivePage(1000).orElseThrow().full());
+        w.slot(0).ack();
     }
 
     /**
@@ -214,9 +214,9 @@ class SlotConsumerIT {
         send(q, "tenant-b", "b-next");
         tick(pq, q);
         SlotConsumer intruder = pq.slotConsumer(q, "g", 2, "intruder");
-        assertThrows(SlotFencedException.class, () -> intruder.receiveThroughCursor(ds, 0, 30));
+        assertThrows(SlotFencedException.class, () -> intruder.slot(0).receiveThroughCursor(ds, 30));
 
-        OpenedBatch opened = w.receiveThroughCursor(ds, 0, 30).orElseThrow();
+        OpenedBatch opened = w.slot(0).receiveThroughCursor(ds, 30).orElseThrow();
         long batchId = opened.first().batchId();
         assertTrue(opened.first().full());
         assertEquals(30, opened.first().messages().size());
@@ -231,19 +231,20 @@ class SlotConsumerIT {
         List<String> slot0 = IntStream.range(0, 250).filter(i -> i % 5 != 0).mapToObj(i -> "a" + i).toList();
         assertEquals(slot0, all.stream().map(Message::payload).toList());
 
-        OpenedBatch again = w.receiveThroughCursor(ds, 0, 500).orElseThrow();
+        OpenedBatch again = w.slot(0).receiveThroughCursor(ds, 500).orElseThrow();
         assertEquals(batchId, again.first().batchId(), "the open batch is handed out again");
         assertFalse(again.first().full());
         assertNull(again.rest(), "a page that is the whole batch leaves no cursor open");
         assertEquals(all, again.first().messages());
 
-        assertThrows(SlotFencedException.class, () -> intruder.ackAndReceiveThroughCursor(ds, 0, batchId, 10));
-        assertEquals(batchId, w.ackAndReceiveThroughCursor(ds, 0, batchId - 1, 10).orElseThrow().first().batchId(),
+        assertThrows(SlotFencedException.class, () -> intruder.slot(0).afterAck(batchId).receiveThroughCursor(ds, 10));
+        assertEquals(batchId,
+                w.slot(0).afterAck(batchId - 1).receiveThroughCursor(ds, 10).orElseThrow().first().batchId(),
                 "another batch id acks nothing");
-        OpenedBatch next = w.ackAndReceiveThroughCursor(ds, 0, batchId, 10).orElseThrow();
+        OpenedBatch next = w.slot(0).afterAck(batchId).receiveThroughCursor(ds, 10).orElseThrow();
         assertTrue(next.first().batchId() > batchId);
         assertEquals(List.of("next"), next.first().messages().stream().map(Message::payload).toList());
-        assertEquals(Optional.empty(), w.ackAndReceiveThroughCursor(ds, 0, next.first().batchId(), 10));
+        assertEquals(Optional.empty(), w.slot(0).afterAck(next.first().batchId()).receiveThroughCursor(ds, 10));
     }
 
     /**
@@ -255,26 +256,26 @@ class SlotConsumerIT {
     void theNextBatchReadAheadIsOpenedAsReadOnceTheOpenOneIsAcked() {
         String q = "q_read_ahead";
         SlotConsumer w = slot0InTwoTicks(q);
-        BatchPage open = w.receivePage(0, 10).orElseThrow();
+        BatchPage open = w.slot(0).receivePage(10).orElseThrow();
         assertEquals(List.of("a0", "a1", "a2"), open.messages().stream().map(Message::payload).toList());
 
-        assertThrows(SlotFencedException.class, () -> pq.slotConsumer(q, "g", 2, "intruder").readAhead(ds, 0,
-                open.batchId(), 2));
-        assertTrue(w.readAhead(ds, 0, open.batchId() + 1_000, 2).isEmpty(), "only of the open batch");
-        ReadAhead ahead = w.readAhead(ds, 0, open.batchId(), 2).orElseThrow();
+        assertThrows(SlotFencedException.class,
+                () -> pq.slotConsumer(q, "g", 2, "intruder").slot(0).readAhead(ds, open.batchId(), 2));
+        assertTrue(w.slot(0).readAhead(ds, open.batchId() + 1_000, 2).isEmpty(), "only of the open batch");
+        ReadAhead ahead = w.slot(0).readAhead(ds, open.batchId(), 2).orElseThrow();
         assertTrue(ahead.batchId() > open.batchId());
         assertEquals(List.of("b0", "b1"), ahead.batch().first().messages().stream().map(Message::payload).toList());
         assertTrue(ahead.batch().first().full());
 
-        assertTrue(w.ackAndOpen(0, open.batchId(), ahead));
+        assertTrue(w.slot(0).afterAck(open.batchId()).open(ahead));
         try (BatchCursor rest = ahead.batch().rest()) {
             assertEquals(List.of("b2"), rest.next(10).stream().map(Message::payload).toList());
         }
-        Batch opened = w.receive(0).orElseThrow();
+        Batch opened = w.slot(0).receive().orElseThrow();
         assertEquals(ahead.batchId(), opened.batchId(), "the slot's open batch is the one read ahead");
         assertEquals(List.of("b0", "b1", "b2"), payloads(opened));
-        assertTrue(w.readAhead(ds, 0, opened.batchId(), 10).isEmpty(), "no tick follows it yet");
-        w.ack(0);
+        assertTrue(w.slot(0).readAhead(ds, opened.batchId(), 10).isEmpty(), "no tick follows it yet");
+        w.slot(0).ack();
     }
 
     /**
@@ -284,17 +285,17 @@ class SlotConsumerIT {
     @Test
     void aBatchReadAheadAsAPageIsOpenedAndItsRestReadOnceOpen() {
         SlotConsumer w = slot0InTwoTicks("q_read_ahead_page");
-        BatchPage open = w.receivePage(0, 10).orElseThrow();
-        ReadAhead ahead = w.readAheadPage(0, open.batchId(), 2).orElseThrow();
+        BatchPage open = w.slot(0).receivePage(10).orElseThrow();
+        ReadAhead ahead = w.slot(0).readAheadPage(open.batchId(), 2).orElseThrow();
         assertEquals(List.of("b0", "b1"), ahead.batch().first().messages().stream().map(Message::payload).toList());
         assertTrue(ahead.batch().first().full());
         assertNull(ahead.batch().rest(), "no cursor: the rest is read once the batch is open");
-        assertTrue(w.ackAndOpen(0, open.batchId(), ahead));
-        try (BatchCursor rest = w.openRest(ds, 0, ahead.batchId(), ahead.batch().first().lastMsgId())) {
+        assertTrue(w.slot(0).afterAck(open.batchId()).open(ahead));
+        try (BatchCursor rest = w.slot(0).openRest(ds, ahead.batchId(), ahead.batch().first().lastMsgId())) {
             assertEquals(List.of("b2"), rest.next(10).stream().map(Message::payload).toList());
         }
-        assertTrue(w.readAheadPage(0, ahead.batchId(), 10).isEmpty(), "no tick follows it yet");
-        w.ack(0);
+        assertTrue(w.slot(0).readAheadPage(ahead.batchId(), 10).isEmpty(), "no tick follows it yet");
+        w.slot(0).ack();
     }
 
     /**
@@ -309,13 +310,13 @@ class SlotConsumerIT {
         w.subscribe();
         send(q, "tenant-a", "a0");
         tick(pq, q);
-        w.claim(0, TTL).orElseThrow();
+        w.slot(0).claim(TTL).orElseThrow();
         // Past the queue's first tick, taken when it was created: a consumer there holds the switch back.
-        w.receivePage(0, 10).orElseThrow();
-        w.ack(0);
+        w.slot(0).receivePage(10).orElseThrow();
+        w.slot(0).ack();
         send(q, "tenant-a", "b0");
         tick(pq, q);
-        BatchPage open = w.receivePage(0, 10).orElseThrow();
+        BatchPage open = w.slot(0).receivePage(10).orElseThrow();
         send(q, "tenant-a", "x0");
         send(q, "tenant-b", "x1");
         try (Connection c = ds.getConnection();
@@ -350,11 +351,11 @@ class SlotConsumerIT {
             }
             assertEquals(List.of("y0", "y1", "x0", "x1"), serverOrder, "the newer table's rows first");
         }
-        ReadAhead ahead = w.readAheadPage(0, open.batchId(), 10).orElseThrow();
+        ReadAhead ahead = w.slot(0).readAheadPage(open.batchId(), 10).orElseThrow();
         assertEquals(List.of("x0", "x1", "y0", "y1"),
                 ahead.batch().first().messages().stream().map(Message::payload).toList());
-        assertTrue(w.ackAndOpen(0, open.batchId(), ahead));
-        w.ack(0);
+        assertTrue(w.slot(0).afterAck(open.batchId()).open(ahead));
+        w.slot(0).ack();
     }
 
     @Test
@@ -367,15 +368,15 @@ class SlotConsumerIT {
         send(q, "tenant-a", "a2");
         send(q, "tenant-b", "b1");
         tick(pq, q);
-        w.claim(0, TTL).orElseThrow();
-        Batch first = w.receive(0).orElseThrow();
+        w.slot(0).claim(TTL).orElseThrow();
+        Batch first = w.slot(0).receive().orElseThrow();
         assertEquals(List.of("a1"), payloads(first));
 
-        Batch second = w.ackAndReceive(0, 100).orElseThrow();
+        Batch second = w.slot(0).afterAck().receive(100).orElseThrow();
         assertEquals(List.of("a2"), payloads(second), "the next batch of slot 0 only");
         assertTrue(second.batchId() > first.batchId());
-        assertEquals(Optional.empty(), w.ackAndReceive(0, 100), "acked the second; nothing more on slot 0");
-        assertEquals(Optional.empty(), w.ackAndReceive(0, 100), "no open batch is not an error");
+        assertEquals(Optional.empty(), w.slot(0).afterAck().receive(100), "acked the second; nothing more on slot 0");
+        assertEquals(Optional.empty(), w.slot(0).afterAck().receive(100), "no open batch is not an error");
     }
 
     @Test
@@ -383,8 +384,8 @@ class SlotConsumerIT {
         String q = queue("q_misfit");
         SlotConsumer w = pq.slotConsumer(q, "g", 2, "w");
         w.subscribe();
-        assertThrows(SlotNotLeasedException.class, () -> w.receive(0));
-        assertThrows(PartitionMismatchException.class, () -> pq.slotConsumer(q, "g", 3, "w").receive(0));
+        assertThrows(SlotNotLeasedException.class, () -> w.slot(0).receive());
+        assertThrows(PartitionMismatchException.class, () -> pq.slotConsumer(q, "g", 3, "w").slot(0).receive());
         assertThrows(PartitionMismatchException.class, () -> pq.slotConsumer(q, "g", 3, "w").subscribe());
         assertThrows(WrongApiException.class, () -> pq.consumer().receive(q, "g#0/2"));
     }
@@ -397,22 +398,22 @@ class SlotConsumerIT {
         w1.subscribe();
         send(q, "tenant-a", "a1");
         tick(pq, q);
-        SlotLease first = w1.claim(0, Duration.ofSeconds(1)).orElseThrow();
-        Batch seen = w1.receive(0).orElseThrow();
+        SlotLease first = w1.slot(0).claim(Duration.ofSeconds(1)).orElseThrow();
+        Batch seen = w1.slot(0).receive().orElseThrow();
 
         await("w1's lease on slot 0 to expire",
                 () -> Optional.ofNullable(w1.status().get(0).leaseOwner() == null ? "expired" : null));
-        SlotLease taken = w2.claim(0, TTL).orElseThrow();
+        SlotLease taken = w2.slot(0).claim(TTL).orElseThrow();
         assertEquals(first.epoch() + 1, taken.epoch());
-        Batch reissued = w2.receive(0).orElseThrow();
+        Batch reissued = w2.slot(0).receive().orElseThrow();
         assertEquals(payloads(seen), payloads(reissued), "the heir gets the still-open batch");
-        assertThrows(SlotFencedException.class, () -> w1.ack(0));
-        assertThrows(SlotFencedException.class, () -> w1.ackAndReceive(0, 100), "acks nothing either");
-        PgQueException refused = assertThrows(PgQueException.class, () -> w2.release(0),
+        assertThrows(SlotFencedException.class, () -> w1.slot(0).ack());
+        assertThrows(SlotFencedException.class, () -> w1.slot(0).afterAck().receive(100), "acks nothing either");
+        PgQueException refused = assertThrows(PgQueException.class, () -> w2.slot(0).release(),
                 "no release while a batch is open");
         assertEquals("55000", refused.sqlState());
-        w2.ack(0);
-        assertTrue(w2.release(0));
+        w2.slot(0).ack();
+        assertTrue(w2.slot(0).release());
     }
 
     @Test
@@ -422,18 +423,18 @@ class SlotConsumerIT {
         w.subscribe();
         send(q, "tenant-b", "b1");
         tick(pq, q);
-        w.claim(1, TTL).orElseThrow();
-        Batch batch = w.receive(1).orElseThrow();
-        w.nack(1, batch.messages().get(0), Duration.ZERO, "later");
-        w.ack(1);
+        w.slot(1).claim(TTL).orElseThrow();
+        Batch batch = w.slot(1).receive().orElseThrow();
+        w.slot(1).nack(batch.messages().get(0), Duration.ZERO, "later");
+        w.slot(1).ack();
         pq.operations().maintRetryEvents();
         Batch retried = await("the retry on slot 1", () -> {
             tick(pq, q);
-            return w.receive(1);
+            return w.slot(1).receive();
         });
         assertEquals(batch.messages().get(0).msgId(), retried.messages().get(0).msgId());
         assertEquals(1, retried.messages().get(0).retryCount());
-        w.ack(1);
+        w.slot(1).ack();
     }
 
     @Test
@@ -458,17 +459,17 @@ class SlotConsumerIT {
             send(q, "tenant-a", payload);
             tick(pq, q);
         }
-        catchingUp.claim(0, TTL).orElseThrow();
-        BatchPage page = catchingUp.receivePage(0, 10).orElseThrow();
+        catchingUp.slot(0).claim(TTL).orElseThrow();
+        BatchPage page = catchingUp.slot(0).receivePage(10).orElseThrow();
         assertEquals(List.of("a1", "a2", "a3"), page.messages().stream().map(Message::payload).toList(),
                 "three ticks behind, one batch");
-        catchingUp.ack(0);
-        assertTrue(catchingUp.receive(0).isEmpty());
+        catchingUp.slot(0).ack();
+        assertTrue(catchingUp.slot(0).receive().isEmpty());
         for (String payload : List.of("a4", "a5")) {
             send(q, "tenant-a", payload);
             tick(pq, q);
         }
-        OpenedBatch opened = catchingUp.receiveThroughCursor(ds, 0, 1).orElseThrow();
+        OpenedBatch opened = catchingUp.slot(0).receiveThroughCursor(ds, 1).orElseThrow();
         assertEquals(List.of("a4"), opened.first().messages().stream().map(Message::payload).toList());
         try (BatchCursor rest = opened.rest()) {
             assertEquals(List.of("a5"), rest.next(10).stream().map(Message::payload).toList(),
@@ -483,6 +484,7 @@ class SlotConsumerIT {
         DataSource older = ClientTesting.newDatabase("client_slots_older").installEngine().superuser();
         ClientTesting.exec(older, "drop function pgque.receive_partitioned(text, text, int, int, text, int, bigint)");
         ClientTesting.exec(older, "drop function pgque.read_ahead_window(text, text, int, int, text, bigint, bigint)");
+        ClientTesting.exec(older, "update pgque.engine_info set engine_version = '0.1.0'");
         ClientTesting.exec(older, """
                 create or replace function pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int,
                     i_n int, i_worker text, i_max int default 100)
@@ -508,11 +510,11 @@ class SlotConsumerIT {
             olderPq.operations().forceNextTick("q_older");
             olderPq.operations().ticker("q_older");
         }
-        catchingUp.claim(0, TTL).orElseThrow();
-        Batch first = catchingUp.receive(0).orElseThrow();
+        catchingUp.slot(0).claim(TTL).orElseThrow();
+        Batch first = catchingUp.slot(0).receive().orElseThrow();
         assertEquals(List.of("a1"), payloads(first), "one tick, as before");
-        assertTrue(catchingUp.readAhead(older, 0, first.batchId(), 10).isEmpty(), "nor can it read ahead");
-        assertEquals(List.of("a2"), payloads(catchingUp.ackAndReceive(0, 10).orElseThrow()));
+        assertTrue(catchingUp.slot(0).readAhead(older, first.batchId(), 10).isEmpty(), "nor can it read ahead");
+        assertEquals(List.of("a2"), payloads(catchingUp.slot(0).afterAck().receive(10).orElseThrow()));
     }
 
     private static List<String> payloads(Batch batch) {

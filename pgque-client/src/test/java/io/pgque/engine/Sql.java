@@ -4,17 +4,18 @@
  */
 package io.pgque.engine;
 
+import io.pgque.testsupport.Await;
+import io.pgque.testsupport.Jdbc;
+
 import javax.sql.DataSource;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -59,16 +60,8 @@ final class Sql {
 
     /** The first column of the single row the query returns (may be null). */
     <T> T one(Class<T> type, String sql, Object... args) {
-        try (Connection c = connect(); PreparedStatement ps = prepare(c, sql, args);
-             ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                throw new AssertionError("no row from: " + sql);
-            }
-            T value = type == Object.class ? type.cast(rs.getObject(1)) : rs.getObject(1, type);
-            if (rs.next()) {
-                throw new AssertionError("more than one row from: " + sql);
-            }
-            return value;
+        try (Connection c = connect()) {
+            return Jdbc.one(c, type, sql, args);
         } catch (SQLException e) {
             throw new SqlFailure(sql, e);
         }
@@ -109,18 +102,8 @@ final class Sql {
 
     /** All rows as column-label → value maps (in column order). */
     List<Map<String, Object>> rows(String sql, Object... args) {
-        try (Connection c = connect(); PreparedStatement ps = prepare(c, sql, args);
-             ResultSet rs = ps.executeQuery()) {
-            List<Map<String, Object>> out = new ArrayList<>();
-            ResultSetMetaData md = rs.getMetaData();
-            while (rs.next()) {
-                Map<String, Object> row = new LinkedHashMap<>();
-                for (int i = 1; i <= md.getColumnCount(); i++) {
-                    row.put(md.getColumnLabel(i), rs.getObject(i));
-                }
-                out.add(row);
-            }
-            return out;
+        try (Connection c = connect()) {
+            return Jdbc.rows(c, sql, args);
         } catch (SQLException e) {
             throw new SqlFailure(sql, e);
         }
@@ -146,17 +129,7 @@ final class Sql {
 
     /** Binds {@code args}: String[] becomes a text[] parameter, everything else setObject. */
     static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(sql);
-        for (int i = 0; i < args.length; i++) {
-            Object a = args[i];
-            if (a instanceof String[] strings) {
-                Array arr = c.createArrayOf("text", strings);
-                ps.setArray(i + 1, arr);
-            } else {
-                ps.setObject(i + 1, a);
-            }
-        }
-        return ps;
+        return Jdbc.prepare(c, sql, args);
     }
 
     // ---------------------------------------------------------------- engine API shortcuts
@@ -320,21 +293,7 @@ final class Sql {
 
     /** Polls {@code condition} every {@code step} until it holds or {@code timeout} passes. */
     static boolean await(Duration timeout, Duration step, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(step.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
+        return Await.within(timeout, step, condition);
     }
 
     interface SqlAction {
@@ -343,28 +302,12 @@ final class Sql {
 
     /** Runs {@code action}, asserts it fails with {@code sqlState}; returns the SQL error. */
     static SQLException expectSqlState(String sqlState, SqlAction action) {
-        try {
-            action.run();
-        } catch (Exception e) {
-            SQLException sql = sqlCause(e);
-            if (sql == null) {
-                throw new AssertionError("expected SQLSTATE " + sqlState + " but got " + e, e);
-            }
-            // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
-            assertEquals(sqlState, io.pgque.client.PgQueException.sqlStateOf(sql),
-                    () -> "SQLSTATE of: " + sql.getMessage());
-            return sql;
-        }
-        throw new AssertionError("expected SQLSTATE " + sqlState + " but the call succeeded");
+        // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
+        return Jdbc.expectSqlState(sqlState, io.pgque.client.PgQueException::sqlStateOf, action::run);
     }
 
     static SQLException sqlCause(Throwable t) {
-        for (Throwable x = t; x != null; x = x.getCause()) {
-            if (x instanceof SQLException s) {
-                return s;
-            }
-        }
-        return null;
+        return Jdbc.sqlCause(t);
     }
 
     /** An SQLException wrapped unchecked, keeping the statement that failed. */

@@ -4,22 +4,18 @@
  */
 package io.pgque.partition;
 
+import io.pgque.testsupport.Await;
+import io.pgque.testsupport.Jdbc;
+
 import javax.sql.DataSource;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Plain-JDBC helpers for the partition/idempotency tests. Every DataSource overload opens its own
@@ -69,22 +65,11 @@ final class Db {
     }
 
     static void bind(Connection c, PreparedStatement ps, Object... args) throws SQLException {
-        for (int i = 0; i < args.length; i++) {
-            Object a = args[i];
-            if (a instanceof String[] arr) {
-                Array sqlArr = c.createArrayOf("text", arr);
-                ps.setArray(i + 1, sqlArr);
-            } else {
-                ps.setObject(i + 1, a);
-            }
-        }
+        Jdbc.bind(c, ps, args);
     }
 
     static void exec(Connection c, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(c, ps, args);
-            ps.execute();
-        }
+        Jdbc.exec(c, sql, args);
     }
 
     static void exec(DataSource ds, String sql, Object... args) {
@@ -95,21 +80,7 @@ final class Db {
     }
 
     static List<Map<String, Object>> rows(Connection c, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(c, ps, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                ResultSetMetaData md = rs.getMetaData();
-                List<Map<String, Object>> out = new ArrayList<>();
-                while (rs.next()) {
-                    Map<String, Object> row = new LinkedHashMap<>();
-                    for (int i = 1; i <= md.getColumnCount(); i++) {
-                        row.put(md.getColumnLabel(i), rs.getObject(i));
-                    }
-                    out.add(row);
-                }
-                return out;
-            }
-        }
+        return Jdbc.rows(c, sql, args);
     }
 
     static List<Map<String, Object>> rows(DataSource ds, String sql, Object... args) {
@@ -118,19 +89,7 @@ final class Db {
 
     /** The first column of the single row the query returns (may be SQL NULL). */
     static <T> T one(Connection c, Class<T> type, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(c, ps, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    fail("query returned no row: " + sql);
-                }
-                T v = rs.getObject(1, type);
-                if (rs.next()) {
-                    fail("query returned more than one row: " + sql);
-                }
-                return v;
-            }
-        }
+        return Jdbc.one(c, type, sql, args);
     }
 
     static <T> T one(DataSource ds, Class<T> type, String sql, Object... args) {
@@ -147,44 +106,17 @@ final class Db {
      * {@link SqlError} and other wrappers down to the server's {@link SQLException}.
      */
     static SQLException assertSqlState(String expected, SqlCall call) {
-        try {
-            call.run();
-        } catch (Throwable t) {
-            SQLException e = sqlException(t);
-            if (e == null) {
-                fail("expected SQLSTATE " + expected + " but got " + t, t);
-            }
-            // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
-            assertEquals(expected, io.pgque.client.PgQueException.sqlStateOf(e),
-                    () -> "wrong SQLSTATE; server said: " + e.getMessage());
-            return e;
-        }
-        fail("expected SQLSTATE " + expected + " but the call succeeded");
-        return null;
+        // The engine's code: the SQLSTATE, or the code a P0001 error raised as PgQue does carries.
+        return Jdbc.expectSqlState(expected, io.pgque.client.PgQueException::sqlStateOf, call::run);
     }
 
     /** Asserts that the call fails with a server error (any SQLSTATE) and returns it. */
     static SQLException assertSqlError(SqlCall call) {
-        try {
-            call.run();
-        } catch (Throwable t) {
-            SQLException e = sqlException(t);
-            if (e == null) {
-                fail("expected a server error but got " + t, t);
-            }
-            return e;
-        }
-        fail("expected a server error but the call succeeded");
-        return null;
+        return Jdbc.expectSqlError(call::run);
     }
 
     static SQLException sqlException(Throwable t) {
-        for (Throwable x = t; x != null; x = x.getCause()) {
-            if (x instanceof SQLException s) {
-                return s;
-            }
-        }
-        return null;
+        return Jdbc.sqlCause(t);
     }
 
     /** The server's major version (e.g. 17). */
@@ -194,18 +126,7 @@ final class Db {
 
     /** Polls until the condition holds; fails with the message once the deadline passes. */
     static void await(Duration timeout, Duration every, String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + timeout + " waiting for: " + what);
-            }
-            try {
-                Thread.sleep(every.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted while waiting for: " + what);
-            }
-        }
+        Await.until(what, timeout, every, condition);
     }
 
     /** Unchecked carrier for SQLExceptions thrown inside helpers and lambdas. */

@@ -6,12 +6,12 @@ package io.pgque.pipeline;
 
 import io.pgque.connect.sink.PgQueSinkConnector;
 import io.pgque.connect.source.PgQueSourceConnector;
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The pipe under test, in one Connect cluster: topic {@code in} → sink → queue → source with
@@ -51,15 +51,9 @@ final class Pipeline implements AutoCloseable {
     static EmbeddedConnectCluster cluster(String name, int workers, boolean exactlyOnce) {
         // One broker: the transaction log (exactly-once source, the workers' config topic writes)
         // must fit on it, where Kafka's defaults ask for three replicas.
-        Properties broker = new Properties();
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        return new EmbeddedConnectCluster.Builder()
-                .name(name)
-                .numBrokers(1)
-                .brokerProps(broker)
-                .numWorkers(workers)
-                .workerProps(workerProps(exactlyOnce))
+        return EmbeddedConnect.cluster(name, workers)
+                .singleBrokerTransactions()
+                .worker(workerProps(exactlyOnce))
                 .build();
     }
 

@@ -12,12 +12,14 @@ import io.pgque.quickstart.postgres.SlotLag;
 import io.pgque.quickstart.report.Report;
 import io.pgque.quickstart.report.ReportFormatter;
 import io.pgque.quickstart.tryit.TryIt;
+import io.pgque.testsupport.Await;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -116,12 +118,8 @@ class QuickstartIT {
         return Arrays.copyOfRange(words, 3, words.length);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "waited 120 s for " + what);
-            Thread.sleep(100);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(what, Duration.ofSeconds(120), Duration.ofMillis(100), condition);
     }
 
     /** What a command printed to one of its streams. */

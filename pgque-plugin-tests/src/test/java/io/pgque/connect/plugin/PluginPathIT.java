@@ -22,8 +22,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -60,27 +58,12 @@ class PluginPathIT {
 
     @BeforeAll
     static void start() throws IOException {
-        Path pluginPath = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "plugin-path-");
-        for (PluginArchive archive : PluginArchive.both()) {
-            archive.unpackInto(pluginPath);
-        }
-
         db = EmbeddedPg.newDatabase("plugin_it").installEngine();
         pgque = PgQue.using(db.superuser());
         createLogin(SINK_ROLE, "pgque_writer");
-        createLogin(SOURCE_ROLE, "pgque_reader, pgque_admin"); // admin: the connector runs the ticker
+        createLogin(SOURCE_ROLE, "pgque_reader, pgque_ticker"); // ticker: the connector runs the ticker
 
-        Map<String, String> worker = new HashMap<>();
-        worker.put("plugin.path", pluginPath.toString());
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "1000");
-        connect = new EmbeddedConnectCluster.Builder()
-                .name("pgque-plugin-it")
-                .numWorkers(1)
-                .numBrokers(1)
-                .workerProps(worker)
-                .build();
-        connect.start();
+        connect = Samples.startWorkerWithBothPlugins("pgque-plugin-it");
     }
 
     @AfterAll

@@ -6,6 +6,8 @@ package io.pgque.connect.sink;
 
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.Await;
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -46,18 +48,12 @@ public final class SinkCluster implements AutoCloseable {
     public SinkCluster(String name, int workers, String jdbcUrl, DataSource superuser, Map<String, String> extraWorkerProps) {
         this.jdbcUrl = jdbcUrl;
         this.superuser = superuser;
-        Map<String, String> workerProps = new HashMap<>(extraWorkerProps);
-        workerProps.put("plugin.discovery", "service_load");
         // Offsets are committed often, so restart tests see a realistic mix of committed and
         // uncommitted records.
-        workerProps.put("offset.flush.interval.ms", "1000");
-        this.connect = new EmbeddedConnectCluster.Builder()
-                .name(name)
-                .numBrokers(1)
-                .numWorkers(workers)
-                .workerProps(workerProps)
-                .build();
-        connect.start();
+        this.connect = EmbeddedConnect.cluster(name, workers)
+                .flushOffsetsEvery(Duration.ofSeconds(1))
+                .worker(extraWorkerProps)
+                .start();
     }
 
     public DataSource superuser() {
@@ -133,18 +129,7 @@ public final class SinkCluster implements AutoCloseable {
 
     /** Polls {@code condition} until it holds; fails after {@link #TIMEOUT}. */
     public static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + TIMEOUT + " for " + what);
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
+        Await.until(what, TIMEOUT, Duration.ofMillis(100), condition);
     }
 
     public static byte[] bytes(String text) {

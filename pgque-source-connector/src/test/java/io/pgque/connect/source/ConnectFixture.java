@@ -5,11 +5,14 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
+import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
@@ -20,8 +23,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,27 +48,39 @@ final class ConnectFixture implements AutoCloseable {
 
     ConnectFixture(QueueFixture pg, String name, int workers, Map<String, String> extraWorkerProps) {
         this.pg = pg;
-        Map<String, String> worker = new HashMap<>(extraWorkerProps);
-        worker.put("plugin.discovery", "service_load");
-        worker.put("offset.flush.interval.ms", "1000");
-        // A single broker must be able to hold the transaction log, or transactional producers
-        // (exactly-once source tasks) cannot start.
-        Properties broker = new Properties();
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        this.connect = new EmbeddedConnectCluster.Builder()
-                .name(name)
-                .numWorkers(workers)
-                .numBrokers(1)
-                .brokerProps(broker)
-                .workerProps(worker)
-                .build();
-        connect.start();
+        this.connect = EmbeddedConnect.cluster(name, workers)
+                .flushOffsetsEvery(Duration.ofSeconds(1))
+                .singleBrokerTransactions()
+                .worker(extraWorkerProps)
+                .start();
     }
 
     @Override
     public void close() {
         connect.stop();
+    }
+
+    /**
+     * Connect answers a PATCH or DELETE of offsets once the offsets topic has the write, but a
+     * GET reads the worker's view of that topic, which catches up on its own time; so the test
+     * waits for the view, as Kafka's own offsets API tests do, and shows the last view it saw.
+     */
+    void awaitStoredOffsets(String name, String what, Predicate<List<ConnectorOffset>> expected)
+            throws InterruptedException {
+        AtomicReference<List<ConnectorOffset>> last = new AtomicReference<>();
+        try {
+            QueueFixture.await(what, DELIVERY_TIMEOUT, () -> {
+                last.set(connect.connectorOffsets(name).offsets());
+                return expected.test(last.get());
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; last stored offsets: " + last.get(), e);
+        }
+    }
+
+    /** A body for Connect's {@code PATCH /connectors/NAME/offsets} with one partition. */
+    static ConnectorOffsets offsetsRequest(Map<String, ?> partition, Map<String, ?> offset) {
+        return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
     }
 
     Map<String, String> connectorConfig(String name, String queue, int slots, int tasks) {

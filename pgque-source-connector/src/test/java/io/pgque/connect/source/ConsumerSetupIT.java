@@ -6,7 +6,7 @@ package io.pgque.connect.source;
 
 import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.source.FaultInjectingDataSource.When;
-import io.pgque.connect.source.slot.ConsumerSetup;
+import io.pgque.connect.source.ordered.ConsumerSetup;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -9,6 +9,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.client.Event;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.Await;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -154,12 +155,6 @@ final class QueueFixture {
 
     /** Waits for {@code condition}, checking every 50 ms, failing after {@code timeout}. */
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for: " + what);
-            }
-            Thread.sleep(50); // polling interval of the condition, not a guess at how long things take
-        }
+        Await.until(what, timeout, condition);
     }
 }

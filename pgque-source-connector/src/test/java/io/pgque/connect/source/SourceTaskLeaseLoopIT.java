@@ -5,7 +5,7 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.SlotConsumer;
-import io.pgque.connect.source.record.EventHeaders;
+import io.pgque.connect.source.config.EventHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,9 +71,9 @@ class SourceTaskLeaseLoopIT {
         QueueFixture.await("the zombie's lease to run out", Duration.ofSeconds(10),
                 () -> pg.leaseOwner(queue, consumer, 0) == null);
         SlotConsumer heir = pg.pgque.slotConsumer(queue, consumer, N, "heir");
-        long heirEpoch = heir.claim(0, Duration.ofSeconds(1)).orElseThrow().epoch();
+        long heirEpoch = heir.slot(0).claim(Duration.ofSeconds(1)).orElseThrow().epoch();
         assertEquals(zombieEpoch + 1, heirEpoch);
-        assertEquals(batch, heir.receive(0).orElseThrow().batchId(), "the heir is given the same open batch");
+        assertEquals(batch, heir.slot(0).receive().orElseThrow().batchId(), "the heir is given the same open batch");
 
         // Kafka now acknowledges the zombie's records; its next poll must not ack the batch.
         first.forEach(r -> commit(zombie, r));
@@ -117,7 +117,7 @@ class SourceTaskLeaseLoopIT {
         assertNull(pg.leaseOwner(queue, consumer, 0), "slot 0 released");
         assertNull(pg.leaseOwner(queue, consumer, 1), "slot 1 released");
         // A successor can claim at once instead of waiting out the TTL.
-        assertNotNull(pg.pgque.slotConsumer(queue, consumer, N, "successor").claim(1, Duration.ofSeconds(5))
+        assertNotNull(pg.pgque.slotConsumer(queue, consumer, N, "successor").slot(1).claim(Duration.ofSeconds(5))
                 .orElse(null));
     }
 

@@ -37,6 +37,7 @@ public final class PgQueSinkConfig extends AbstractConfig {
     public static final String QUEUE_AUTO_CREATE = "pgque.queue.auto.create";
     public static final String EVENT_TYPE = "pgque.event.type";
     public static final String PAYLOAD_FORMAT = "pgque.payload.format";
+    public static final String VALUE_ENVELOPE = "pgque.value.envelope";
     public static final String PARTITION_KEY = "pgque.partition.key";
     public static final String PARTITION_KEY_REQUIRED = "pgque.partition.key.required";
     public static final String EXTRA3 = "pgque.extra3";
@@ -72,6 +73,7 @@ public final class PgQueSinkConfig extends AbstractConfig {
     private final QueueRouting queueRouting;
     private final Template eventType;
     private final PayloadFormat payloadFormat;
+    private final ValueEnvelope valueEnvelope;
     private final PartitionKeySource partitionKey;
     private final Template extra3;
     private final Template extra4;
@@ -94,6 +96,7 @@ public final class PgQueSinkConfig extends AbstractConfig {
                 QueueMap.parse(QUEUE_MAP, getList(QUEUE_MAP)));
         this.eventType = Template.parse(EVENT_TYPE, getString(EVENT_TYPE), RECORD_PLACEHOLDERS);
         this.payloadFormat = PayloadFormat.CHOICE.parse(PAYLOAD_FORMAT, getString(PAYLOAD_FORMAT));
+        this.valueEnvelope = ValueEnvelope.CHOICE.parse(VALUE_ENVELOPE, getString(VALUE_ENVELOPE));
         this.partitionKey = PartitionKeySource.parse(PARTITION_KEY, getString(PARTITION_KEY));
         this.extra3 = Template.parse(EXTRA3, getString(EXTRA3), EXTRA_PLACEHOLDERS);
         this.extra4 = Template.parse(EXTRA4, getString(EXTRA4), EXTRA_PLACEHOLDERS);
@@ -141,6 +144,16 @@ public final class PgQueSinkConfig extends AbstractConfig {
                         + "text as is, bytes decoded as UTF-8, structured values as JSON. base64: the value's bytes "
                         + "in base64 (a String's UTF-8 bytes, a structured value's JSON)."),
                 EVENT_GROUP, ++event, Width.SHORT, "Payload format", PayloadFormat.CHOICE.recommender());
+        def.define(VALUE_ENVELOPE, Type.STRING, ValueEnvelope.CHOICE.label(ValueEnvelope.NONE),
+                ValueEnvelope.CHOICE.validator(), Importance.MEDIUM,
+                ValueEnvelope.CHOICE.document("none: the value is the payload, as the converter made it. "
+                        + "connect-json: the value is JsonConverter's {\"schema\": ..., \"payload\": ...} envelope "
+                        + "(schemas.enable=true), read as bytes or text with value.converter=ByteArrayConverter or "
+                        + "StringConverter; the sink stores the payload as JSON, the same text as JsonConverter with "
+                        + PAYLOAD_FORMAT + "=json would give, without building a Struct. Needs " + PAYLOAD_FORMAT
+                        + "=json. A value that is not such an envelope, or whose payload does not match its "
+                        + "schema, is a bad record."),
+                EVENT_GROUP, ++event, Width.SHORT, "Value envelope", ValueEnvelope.CHOICE.recommender());
         def.define(PARTITION_KEY, Type.STRING, PartitionKeySource.RECORD_KEY, PartitionKeySource.validator(),
                 Importance.HIGH,
                 "Where the event's partition key (ev_extra1) comes from: record_key (the record key as text: "
@@ -222,6 +235,10 @@ public final class PgQueSinkConfig extends AbstractConfig {
 
     public PayloadFormat payloadFormat() {
         return payloadFormat;
+    }
+
+    public ValueEnvelope valueEnvelope() {
+        return valueEnvelope;
     }
 
     public PartitionKeySource partitionKey() {

@@ -5,6 +5,7 @@
 package io.pgque.connect.sink.config;
 
 import io.pgque.connect.common.config.ConnectionConfigDef;
+import io.pgque.connect.common.config.ValueConverter;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
 import org.apache.kafka.common.config.Config;
@@ -54,6 +55,7 @@ public final class SinkConfigValidator {
         validator.dedupNeedsWindow();
         validator.dedupKeyMustVary();
         validator.requiredKeyNeedsSource();
+        validator.envelopeNeedsTextAndJson();
         validator.everyTopicHasQueue();
         validator.connectionRules();
         return validator.errors;
@@ -114,6 +116,33 @@ public final class SinkConfigValidator {
                     + PgQueSinkConfig.PARTITION_KEY + "=none: every record would be rejected; set "
                     + PgQueSinkConfig.PARTITION_KEY + " to record_key or header:NAME, or "
                     + PgQueSinkConfig.PARTITION_KEY_REQUIRED + " to false");
+        }
+    }
+
+    // The envelope is read from the value's text, so a converter that parses it first (into a
+    // Struct, or Avro's record) leaves nothing to read: every record would be a bad record. Only a
+    // converter named in the connector's configuration can be checked; the worker's is invisible.
+    private void envelopeNeedsTextAndJson() {
+        if (!valid(PgQueSinkConfig.VALUE_ENVELOPE, PgQueSinkConfig.PAYLOAD_FORMAT)
+                || ValueEnvelope.CHOICE.parse(PgQueSinkConfig.VALUE_ENVELOPE, text(PgQueSinkConfig.VALUE_ENVELOPE))
+                        != ValueEnvelope.CONNECT_JSON) {
+            return;
+        }
+        String envelope = PgQueSinkConfig.VALUE_ENVELOPE + "=" + ValueEnvelope.CHOICE.label(ValueEnvelope.CONNECT_JSON);
+        String converter = ValueConverter.named(originals).orElse("");
+        if (!converter.isEmpty() && !converter.equals(ValueConverter.BYTE_ARRAY) && !converter.equals(ValueConverter.STRING)) {
+            error(PgQueSinkConfig.VALUE_ENVELOPE, envelope + " reads the envelope's JSON text, but "
+                    + ValueConverter.KEY + "=" + converter + " does not hand the sink that text (it parses the "
+                    + "value first): set " + ValueConverter.KEY + "=" + ValueConverter.BYTE_ARRAY + " (or "
+                    + ValueConverter.STRING + "), or " + PgQueSinkConfig.VALUE_ENVELOPE + "="
+                    + ValueEnvelope.CHOICE.label(ValueEnvelope.NONE) + " to let " + converter + " read the values");
+        }
+        PayloadFormat format = PayloadFormat.CHOICE.parse(PgQueSinkConfig.PAYLOAD_FORMAT, text(PgQueSinkConfig.PAYLOAD_FORMAT));
+        if (format != PayloadFormat.JSON) {
+            error(PgQueSinkConfig.VALUE_ENVELOPE, envelope + " stores the payload as JSON and needs "
+                    + PgQueSinkConfig.PAYLOAD_FORMAT + "=json, not " + PayloadFormat.CHOICE.label(format)
+                    + ": set " + PgQueSinkConfig.PAYLOAD_FORMAT + "=json, or " + PgQueSinkConfig.VALUE_ENVELOPE + "="
+                    + ValueEnvelope.CHOICE.label(ValueEnvelope.NONE));
         }
     }
 

@@ -48,6 +48,11 @@ final class ConnectJson {
         return JsonText.write(out -> new ConnectJson(out, false).value(schema, value));
     }
 
+    /** The same, written with {@code output}'s generator. */
+    static String text(JsonText.Output output, Schema schema, Object value) {
+        return output.write(out -> new ConnectJson(out, false).value(schema, value));
+    }
+
     /** Members sorted by name at every level. */
     static String canonicalText(Schema schema, Object value) {
         return JsonText.write(out -> new ConnectJson(out, true).value(schema, value));

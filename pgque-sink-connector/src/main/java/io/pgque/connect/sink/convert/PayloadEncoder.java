@@ -14,12 +14,16 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.Map;
 
-/** A non-null record value as the text of {@code ev_data}, per {@code pgque.payload.format}. */
+/**
+ * A non-null record value as the text of {@code ev_data}, per {@code pgque.payload.format}. One
+ * per task thread: it keeps a JSON generator from one record to the next.
+ */
 final class PayloadEncoder {
 
     private static final String WHAT = "value";
 
     private final PayloadFormat format;
+    private final JsonText.Output output = new JsonText.Output();
 
     PayloadEncoder(PayloadFormat format) {
         this.format = format;
@@ -41,24 +45,28 @@ final class PayloadEncoder {
 
     // Text that claims to be JSON is passed through unchanged once it is known to be JSON;
     // everything else is converted, so the payload is always one valid JSON value.
-    private static String json(Schema schema, Object value) {
+    private String json(Schema schema, Object value) {
         if (raw(schema, value)) {
-            String text = value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT);
-            // Checked before parsing so the reason names the real problem rather than a JSON error.
-            Nul.check("payload", text);
-            JsonText.requireJson(text, WHAT);
-            return text;
+            return jsonText(value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT));
         }
-        return ConnectJson.text(schema, value);
+        return ConnectJson.text(output, schema, value);
+    }
+
+    /** Text a String (or bytes) value brings as its payload, once it is known to be one JSON value. */
+    static String jsonText(String text) {
+        // Checked before parsing so the reason names the real problem rather than a JSON error.
+        Nul.check("payload", text);
+        JsonText.requireJson(text, WHAT);
+        return text;
     }
 
     // Scalars as their plain text (a date is 2024-01-31, not "2024-01-31"); structures as JSON.
-    private static String text(Schema schema, Object value) {
+    private String text(Schema schema, Object value) {
         if (raw(schema, value)) {
             return value instanceof String ? (String) value : Utf8.decode(Bytes.buffer(value), WHAT);
         }
         // Writing it as JSON also checks the value against its schema, for scalars too.
-        String json = ConnectJson.text(schema, value);
+        String json = ConnectJson.text(output, schema, value);
         if (value instanceof Struct || value instanceof Map || value instanceof Collection) {
             return json;
         }

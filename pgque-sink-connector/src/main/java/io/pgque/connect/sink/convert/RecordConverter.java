@@ -10,18 +10,22 @@ import io.pgque.connect.sink.config.PartitionKeySource;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.config.QueueRouting;
 import io.pgque.connect.sink.config.TombstoneMode;
+import io.pgque.connect.sink.config.ValueEnvelope;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * Turns one {@link SinkRecord} into an {@link EventDraft}, or says precisely why it cannot.
- * Pure logic: no I/O, no state between records.
+ * Pure logic: no I/O, and no state between records but the envelope's cache of schemas. One
+ * instance per task thread.
  */
 public final class RecordConverter {
 
     private final QueueRouting routing;
     private final TombstoneMode tombstones;
     private final PayloadEncoder payload;
+    /** Null unless pgque.value.envelope=connect-json. */
+    private final ConnectJsonEnvelope envelope;
     private final PartitionKeySource partitionKey;
     private final boolean partitionKeyRequired;
     private final Template eventType;
@@ -33,6 +37,7 @@ public final class RecordConverter {
         this.routing = config.queueRouting();
         this.tombstones = config.tombstones();
         this.payload = new PayloadEncoder(config.payloadFormat());
+        this.envelope = config.valueEnvelope() == ValueEnvelope.CONNECT_JSON ? new ConnectJsonEnvelope() : null;
         this.partitionKey = config.partitionKey();
         this.partitionKeyRequired = config.partitionKeyRequired();
         this.eventType = config.eventType();
@@ -60,7 +65,12 @@ public final class RecordConverter {
 
     private ConversionOutcome convert(SinkRecord record, String queue) {
         String data = null;
-        if (record.value() == null) {
+        if (record.value() != null) {
+            // An envelope whose payload is null is a tombstone too, as JsonConverter makes it one.
+            data = envelope != null ? envelope.payload(record.value())
+                    : payload.encode(record.valueSchema(), record.value());
+        }
+        if (data == null) {
             if (tombstones == TombstoneMode.SKIP) {
                 return new ConversionOutcome.Skipped("tombstone (null value) skipped, as "
                         + PgQueSinkConfig.TOMBSTONES + "=skip");
@@ -69,7 +79,6 @@ public final class RecordConverter {
                 throw new RecordRejectedException("tombstone (null value) refused, as " + PgQueSinkConfig.TOMBSTONES + "=fail");
             }
         } else {
-            data = payload.encode(record.valueSchema(), record.value());
             Nul.check("payload", data);
         }
 

@@ -94,6 +94,7 @@ class PgQueSinkConfigTest {
         "pgque.batch.max.records|0|at least 1",
         "pgque.schema.install|always|none, if_missing",
         "pgque.delivery.guarantee|twice|at_least_once, exactly_once",
+        "pgque.value.envelope|schema|none, connect-json",
         "connection.url|jdbc:mysql://h/db|jdbc:postgresql:",
         "connection.pool.size|65|no more than 64",
         "connection.ssl.mode|on|verify-full",
@@ -108,6 +109,16 @@ class PgQueSinkConfigTest {
     void crossFieldErrorsAlsoStopTheConstructor() {
         ConfigException e = assertThrows(ConfigException.class, () -> config("pgque.dedup.key", "${key}"));
         assertTrue(e.getMessage().contains("pgque.dedup.ttl.ms is required when pgque.dedup.key is set"), e.getMessage());
+    }
+
+    @Test
+    void theEnvelopeWithAConverterThatParsesTheValueStopsTheConstructor() {
+        ConfigException e = assertThrows(ConfigException.class, () -> config("pgque.value.envelope", "connect-json",
+                "value.converter", "org.apache.kafka.connect.json.JsonConverter"));
+        assertTrue(e.getMessage().contains("pgque.value.envelope=connect-json reads the envelope's JSON text"), e.getMessage());
+        assertEquals(ValueEnvelope.CONNECT_JSON, config("pgque.value.envelope", "connect-json",
+                "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter").valueEnvelope());
+        assertEquals(ValueEnvelope.NONE, config().valueEnvelope());
     }
 
     @Test

@@ -52,6 +52,25 @@ class SinkConfigValidatorTest {
     }
 
     @Test
+    void theEnvelopeNeedsTheValuesTextAndJsonPayloads() {
+        String envelope = "pgque.value.envelope";
+        assertEquals(Map.of(), errors(envelope, "connect-json"), "a converter the connector does not name passes");
+        assertEquals(Map.of(), errors(envelope, "CONNECT-JSON",
+                "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter"));
+        assertEquals(Map.of(), errors(envelope, "connect-json",
+                "value.converter", "org.apache.kafka.connect.storage.StringConverter"));
+        assertEquals(Map.of(), errors(envelope, "none", "value.converter", "org.apache.kafka.connect.json.JsonConverter"));
+        assertOnlyError(errors(envelope, "connect-json", "value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+                envelope, "pgque.value.envelope=connect-json reads the envelope's JSON text, but "
+                        + "value.converter=org.apache.kafka.connect.json.JsonConverter does not hand the sink that text");
+        assertTrue(errors(envelope, "connect-json", "value.converter", "io.confluent.connect.avro.AvroConverter")
+                .get(envelope).get(0).contains("set value.converter=org.apache.kafka.connect.converters.ByteArrayConverter"));
+        assertOnlyError(errors(envelope, "connect-json", "pgque.payload.format", "string"), envelope,
+                "needs pgque.payload.format=json, not string");
+        assertOnlyError(errors(envelope, "json"), envelope, "must be one of none, connect-json (case-insensitive)");
+    }
+
+    @Test
     void socketTimeoutMustOutlastTheStatementTimeout() {
         assertOnlyError(errors("connection.statement.timeout.ms", "45000"), "connection.socket.timeout.ms",
                 "connection.socket.timeout.ms=45000 must be at least 1000 ms more than connection.statement.timeout.ms=45000");

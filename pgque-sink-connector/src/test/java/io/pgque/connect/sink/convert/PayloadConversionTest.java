@@ -207,4 +207,16 @@ class PayloadConversionTest {
                 + Decimal.LOGICAL_NAME);
         rejected(JSON, record(null, "k", null, new Object()), "unsupported value type java.lang.Object");
     }
+
+    /** The converter keeps its JSON generator between records; a record refused mid-value must not leave a trace. */
+    @Test
+    void aValueRefusedHalfWrittenLeavesNothingInTheNextOne() {
+        RecordConverter converter = new RecordConverter(config());
+        Map<String, Object> half = new LinkedHashMap<>();
+        half.put("fine", 1);
+        half.put("bad", new Object());
+        rejected(converter, record(null, "k", null, half), "unsupported value type java.lang.Object");
+        assertEquals("{\"next\":[1,2]}", converted(converter, record(null, "k", null, Map.of("next", List.of(1, 2)))).payload());
+        assertEquals("{\"then\":true}", converted(converter, record(null, "k", null, Map.of("then", true))).payload());
+    }
 }

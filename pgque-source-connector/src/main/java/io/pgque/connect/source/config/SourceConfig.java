@@ -8,8 +8,8 @@ import io.pgque.connect.common.config.ConnectionSettings;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.SchemaInstall;
+import io.pgque.connect.common.config.ValueConverter;
 import io.pgque.connect.common.template.Template;
-import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -113,12 +113,7 @@ public class SourceConfig extends AbstractConfig {
      * as a class name; empty when the worker's applies, which a connector cannot see.
      */
     public Optional<String> valueConverter() {
-        Object converter = originals().get(SourceConfigDef.VALUE_CONVERTER);
-        if (converter instanceof Class) {
-            return Optional.of(((Class<?>) converter).getName());
-        }
-        return converter == null || converter.toString().isBlank() ? Optional.empty()
-                : Optional.of(converter.toString().trim());
+        return ValueConverter.named(originals());
     }
 
     /** The provenance headers every record carries. */

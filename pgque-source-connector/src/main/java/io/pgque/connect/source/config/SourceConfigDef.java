@@ -7,9 +7,9 @@ package io.pgque.connect.source.config;
 import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.OptionalRange;
+import io.pgque.connect.common.config.ValueConverter;
 import io.pgque.connect.common.template.PlaceholderKind;
 import io.pgque.connect.common.template.Template;
-import io.pgque.connect.source.record.EventHeaders;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.NonEmptyString;
@@ -41,10 +41,10 @@ public final class SourceConfigDef {
     public static final String TOPIC = "topic";
     public static final String VALUE_FORMAT = "pgque.value.format";
     /** Connect's own key, read to catch a value format its converter cannot write. */
-    public static final String VALUE_CONVERTER = "value.converter";
-    public static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
-    public static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
-    public static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+    public static final String VALUE_CONVERTER = ValueConverter.KEY;
+    public static final String STRING_CONVERTER = ValueConverter.STRING;
+    public static final String BYTE_ARRAY_CONVERTER = ValueConverter.BYTE_ARRAY;
+    public static final String JSON_CONVERTER = ValueConverter.JSON;
     public static final String PARTITIONER = "pgque.kafka.partitioner";
     public static final String PARTITIONS = "pgque.kafka.partitions";
     public static final String HEADERS = "pgque.headers";

@@ -5,7 +5,6 @@
 package io.pgque.connect.source.config;
 
 import io.pgque.connect.common.config.TaskIndex;
-import io.pgque.connect.source.slot.SlotAssignment;
 import org.apache.kafka.common.config.ConfigException;
 
 import java.util.ArrayList;

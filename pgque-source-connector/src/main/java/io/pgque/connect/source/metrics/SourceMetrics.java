@@ -4,7 +4,7 @@
  */
 package io.pgque.connect.source.metrics;
 
-import io.pgque.connect.source.slot.SlotEvents;
+import io.pgque.connect.source.record.ReaderId;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.LongAdder;
  * metrics (JMX and any configured reporter, tagged with the connector and task) and kept as
  * plain counters for the periodic log line.
  */
-public final class SourceMetrics implements SlotEvents {
+public final class SourceMetrics implements StreamEvents {
 
     private final LongAdder recordsEmitted = new LongAdder();
     private final LongAdder batchesAcked = new LongAdder();
@@ -100,24 +100,30 @@ public final class SourceMetrics implements SlotEvents {
     }
 
     @Override
-    public void leaseAcquired(int slot, long epoch) {
+    public void leaseAcquired(ReaderId reader) {
+        if (!reader.leased()) {
+            return;
+        }
         leasesAcquired.increment();
         record(acquiredSensor, 1);
     }
 
     @Override
-    public void leaseLost(int slot) {
+    public void leaseLost(ReaderId reader) {
+        if (!reader.leased()) {
+            return; // a cooperative member's batch taken over: no lease was lost
+        }
         leasesLost.increment();
         record(lostSensor, 1);
     }
 
     @Override
-    public void batchEmitted(int slot, int records) {
+    public void batchEmitted(ReaderId reader, int records) {
         recordsEmitted.add(records);
     }
 
     @Override
-    public void batchAcked(int slot, int records) {
+    public void batchAcked(ReaderId reader, int records) {
         batchesAcked.increment();
         recordsAcked.add(records);
         record(batchesSensor, 1);
@@ -125,25 +131,25 @@ public final class SourceMetrics implements SlotEvents {
     }
 
     @Override
-    public void batchSkipped(int slot, int events) {
+    public void batchSkipped(ReaderId reader, int events) {
         batchesSkipped.increment();
         record(skippedSensor, 1);
     }
 
     @Override
-    public void batchReadAhead(int slot) {
+    public void batchReadAhead(ReaderId reader) {
         batchesReadAhead.increment();
         record(readAheadSensor, 1);
     }
 
     @Override
-    public void batchReadAheadWithoutScan(int slot) {
+    public void batchReadAheadWithoutScan(ReaderId reader) {
         batchesReadAheadWithoutScan.increment();
         record(withoutScanSensor, 1);
     }
 
     @Override
-    public void batchSentAhead(int slot) {
+    public void batchSentAhead(ReaderId reader) {
         batchesSentAhead.increment();
         record(sentAheadSensor, 1);
     }

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source.offsets;
 
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -14,9 +15,12 @@ import java.util.Optional;
 @FunctionalInterface
 public interface DeliveredPositions {
 
-    /** The last committed position of {@code slot}, or empty when nothing was committed for it. */
-    Optional<DeliveredPosition> lastDelivered(int slot);
+    /**
+     * The last committed position under {@code sourcePartition} (a slot's or a cooperative
+     * member's, see {@link SourceOffsets}), or empty when nothing was committed for it.
+     */
+    Optional<DeliveredPosition> lastDelivered(Map<String, Object> sourcePartition);
 
     /** At-least-once: nothing is looked up, every batch is emitted whole. */
-    DeliveredPositions NONE = slot -> Optional.empty();
+    DeliveredPositions NONE = partition -> Optional.empty();
 }

@@ -17,18 +17,14 @@ import java.util.Optional;
 public final class OffsetStorePositions implements DeliveredPositions {
 
     private final OffsetStorageReader reader;
-    private final String queue;
-    private final String consumer;
 
-    public OffsetStorePositions(OffsetStorageReader reader, String queue, String consumer) {
+    public OffsetStorePositions(OffsetStorageReader reader) {
         this.reader = reader;
-        this.queue = queue;
-        this.consumer = consumer;
     }
 
     @Override
-    public Optional<DeliveredPosition> lastDelivered(int slot) {
-        return parse(reader.offset(SourceOffsets.partition(queue, consumer, slot)));
+    public Optional<DeliveredPosition> lastDelivered(Map<String, Object> sourcePartition) {
+        return parse(reader.offset(sourcePartition));
     }
 
     /**

@@ -31,30 +31,24 @@ public final class UnreadableEvents {
 
     private static final Logger log = LoggerFactory.getLogger(UnreadableEvents.class);
 
-    /**
-     * Where a tolerated event goes: the engine's dead letters, on the slot it came from
-     * ({@link RecordFactory#NO_SLOT} for a cooperative worker, whose open batch says where).
-     */
+    /** Where a tolerated event goes: the engine's dead letters, through the reader that read it. */
     @FunctionalInterface
     public interface DeadLetters {
-        void deadLetter(int slot, long msgId, String reason);
+        void deadLetter(long msgId, String reason);
     }
 
     /** Fails on the first unreadable event, as with {@code errors.tolerance=none}. */
-    public static final UnreadableEvents FAIL = new UnreadableEvents(false, false, false, null, () -> { });
+    public static final UnreadableEvents FAIL = new UnreadableEvents(false, false, false, () -> { });
 
     private final boolean tolerate;
     private final boolean logThem;
     private final boolean logPayloads;
-    private final DeadLetters deadLetters;
     private final Runnable counter;
 
-    private UnreadableEvents(boolean tolerate, boolean logThem, boolean logPayloads, DeadLetters deadLetters,
-                             Runnable counter) {
+    private UnreadableEvents(boolean tolerate, boolean logThem, boolean logPayloads, Runnable counter) {
         this.tolerate = tolerate;
         this.logThem = logThem;
         this.logPayloads = logPayloads;
-        this.deadLetters = deadLetters;
         this.counter = counter;
     }
 
@@ -64,10 +58,9 @@ public final class UnreadableEvents {
      *
      * @param counter counts each dead-lettered event (the task's metric)
      */
-    public static UnreadableEvents of(Map<String, String> props, DeadLetters deadLetters, Runnable counter) {
+    public static UnreadableEvents of(Map<String, String> props, Runnable counter) {
         boolean tolerate = "all".equals(props.getOrDefault(TOLERANCE, "none").trim().toLowerCase(Locale.ROOT));
-        return new UnreadableEvents(tolerate, flag(props, LOG_ENABLE), flag(props, LOG_INCLUDE_MESSAGES),
-                deadLetters, counter);
+        return new UnreadableEvents(tolerate, flag(props, LOG_ENABLE), flag(props, LOG_INCLUDE_MESSAGES), counter);
     }
 
     private static boolean flag(Map<String, String> props, String key) {
@@ -82,16 +75,17 @@ public final class UnreadableEvents {
      * Handles one event that could not be converted: returns once it is in the dead letters, or
      * throws to fail the task.
      *
-     * @param where names the event: queue, consumer, slot, batch and event id
+     * @param deadLetters the dead letters of the reader that read it
+     * @param where names the event: queue, consumer, slot or member, batch and event id
      * @throws DataException with {@code errors.tolerance=none}
      */
-    public void handle(Message message, int slot, String where, DataException failure) {
+    public void handle(Message message, DeadLetters deadLetters, String where, DataException failure) {
         if (!tolerate) {
             throw new DataException(failure.getMessage() + ". The task stops here; with " + TOLERANCE
                     + "=all such an event goes to the queue's dead letters and reading goes on.", failure);
         }
         String reason = "unreadable payload: " + failure.getMessage();
-        deadLetters.deadLetter(slot, message.msgId(), reason);
+        deadLetters.deadLetter(message.msgId(), reason);
         counter.run();
         if (logThem) {
             if (logPayloads) {

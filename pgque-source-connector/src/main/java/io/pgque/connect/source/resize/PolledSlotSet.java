@@ -6,7 +6,7 @@ package io.pgque.connect.source.resize;
 
 import io.pgque.client.SlotConsumer;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
-import io.pgque.connect.source.slot.SlotPoller;
+import io.pgque.connect.source.stream.BatchStream;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,16 +14,16 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 
-/** A slot set read by a {@link SlotPoller}, with the {@link SlotStatusMonitor} that samples it. */
+/** A slot set read by a {@link BatchStream} of its slots, with the {@link SlotStatusMonitor} that samples it. */
 public final class PolledSlotSet implements SlotSetReader {
 
     private static final Logger log = LoggerFactory.getLogger(PolledSlotSet.class);
 
     private final SlotConsumer consumer;
-    private final SlotPoller poller;
+    private final BatchStream poller;
     private final SlotStatusMonitor monitor;
 
-    public PolledSlotSet(SlotConsumer consumer, SlotPoller poller, SlotStatusMonitor monitor) {
+    public PolledSlotSet(SlotConsumer consumer, BatchStream poller, SlotStatusMonitor monitor) {
         this.consumer = consumer;
         this.poller = poller;
         this.monitor = monitor;
@@ -65,7 +65,7 @@ public final class PolledSlotSet implements SlotSetReader {
     @Override
     public boolean release(int slot) {
         try {
-            return consumer.release(slot);
+            return consumer.slot(slot).release();
         } catch (RuntimeException e) {
             log.debug("Could not release slot {} of {}: {}", slot, consumer.consumer(), e.getMessage());
             return false;

@@ -4,7 +4,7 @@
  */
 package io.pgque.connect.source.resize;
 
-import io.pgque.connect.source.slot.TickReceiver;
+import io.pgque.connect.source.ticker.TickReceiver;
 import org.apache.kafka.connect.source.SourceRecord;
 
 import java.time.Duration;

@@ -6,6 +6,7 @@ package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
 import io.pgque.connect.common.template.Template;
+import io.pgque.connect.source.config.EventHeaders;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.ValueFormat;
 import org.apache.kafka.connect.data.Schema;
@@ -36,16 +37,22 @@ class RecordFactoryTest {
     private static final Message EVENT = new Message(42, 7, "order.created", "{\"id\":1,\"items\":[\"a\"]}", 2,
             CREATED, "customer-9", "idem-1", null, "x4");
 
+    private static final ReaderId SLOT_3 = ReaderId.slot("orders", "src", 3, 11);
+    private static final ReaderId WORKER_W1 = ReaderId.member("orders", "src", "w1");
+    private static final UnreadableEvents.DeadLetters NO_DEAD_LETTERS = (msgId, reason) -> {
+        throw new AssertionError("nothing is dead-lettered here");
+    };
+
     private static RecordFactory factory(String topic, ValueFormat format, KafkaPartitionChooser partitions) {
-        return new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", topic,
+        return new RecordFactory(new TopicRouter(Template.parse("topic", topic,
                 SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(format), partitions);
     }
 
     @Test
     void twoDeliveriesOfOneEventAreTwoRecordsEvenWithTheSameContent() {
         RecordFactory records = factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey());
-        TrackedRecord first = records.create(EVENT, 3, 11, () -> { });
-        TrackedRecord again = records.create(EVENT, 3, 11, () -> { });
+        TrackedRecord first = records.create(EVENT, SLOT_3, NO_DEAD_LETTERS, () -> { });
+        TrackedRecord again = records.create(EVENT, SLOT_3, NO_DEAD_LETTERS, () -> { });
         assertEquals(first.value(), again.value());
         assertNotEquals(first, again, "identity: each is a delivery of its own, with its own ticket");
         assertEquals(first, first);
@@ -62,7 +69,7 @@ class RecordFactoryTest {
     void anEventBecomesARecordWithItsKeyValueTimeAndProvenance() {
         AtomicInteger delivered = new AtomicInteger();
         TrackedRecord record = factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey())
-                .create(EVENT, 3, 11, delivered::incrementAndGet);
+                .create(EVENT, SLOT_3, NO_DEAD_LETTERS, delivered::incrementAndGet);
         assertEquals("orders", record.topic());
         assertNull(record.kafkaPartition(), "the producer hashes the key");
         assertEquals("customer-9", record.key());
@@ -93,36 +100,39 @@ class RecordFactoryTest {
     @Test
     void theBytesFormatGivesThePayloadsUtf8WithABytesSchema() {
         TrackedRecord record = factory("orders", ValueFormat.BYTES, KafkaPartitionChooser.byKey())
-                .create(EVENT, 3, 11, () -> { });
+                .create(EVENT, SLOT_3, NO_DEAD_LETTERS, () -> { });
         assertEquals(Schema.OPTIONAL_BYTES_SCHEMA, record.valueSchema());
         assertArrayEquals(EVENT.payload().getBytes(StandardCharsets.UTF_8), (byte[]) record.value());
         Message none = new Message(43, 7, "t", null, 0, CREATED, "k", null, null, null);
-        assertNull(factory("orders", ValueFormat.BYTES, KafkaPartitionChooser.byKey()).create(none, 3, 11, () -> { })
-                .value());
+        assertNull(factory("orders", ValueFormat.BYTES, KafkaPartitionChooser.byKey())
+                .create(none, SLOT_3, NO_DEAD_LETTERS, () -> { }).value());
     }
 
     @Test
     void onlyTheChosenHeadersAreWritten() {
-        RecordFactory chosen = new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", "orders",
+        RecordFactory chosen = new RecordFactory(new TopicRouter(Template.parse("topic", "orders",
                 SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey(),
                 UnreadableEvents.FAIL, EventHeaders.of(List.of(EventHeaders.EVENT_ID, EventHeaders.EPOCH,
                         EventHeaders.SUBCONSUMER, EventHeaders.EXTRA3)));
         assertEquals(List.of("pgque.event.id=42", "pgque.epoch=11"),
-                headersOf(chosen.create(EVENT, 3, 11, () -> { })), "no subconsumer in ordered mode, no absent extra");
-        assertEquals(List.of("pgque.event.id=42", "pgque.subconsumer=w1"), headersOf(chosen.create(EVENT, "w1", () -> { })));
+                headersOf(chosen.create(EVENT, SLOT_3, NO_DEAD_LETTERS, () -> { })),
+                "no subconsumer in ordered mode, no absent extra");
+        assertEquals(List.of("pgque.event.id=42", "pgque.subconsumer=w1"), headersOf(chosen.create(EVENT, WORKER_W1, NO_DEAD_LETTERS,
+                () -> { })));
 
-        RecordFactory none = new RecordFactory("orders", "src", new TopicRouter(Template.parse("topic", "orders",
+        RecordFactory none = new RecordFactory(new TopicRouter(Template.parse("topic", "orders",
                 SourceConfigDef.TOPIC_PLACEHOLDERS)), RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey(),
                 UnreadableEvents.FAIL, EventHeaders.of(List.of()));
-        assertEquals(List.of(), headersOf(none.create(EVENT, 3, 11, () -> { })));
-        assertEquals(List.of(), headersOf(none.create(EVENT, "w1", () -> { })));
+        assertEquals(List.of(), headersOf(none.create(EVENT, SLOT_3, NO_DEAD_LETTERS, () -> { })));
+        assertEquals(List.of(), headersOf(none.create(EVENT, WORKER_W1, NO_DEAD_LETTERS, () -> { })));
     }
 
     @Test
     void allHeadersComeInTheirDocumentedOrder() {
         assertEquals(List.of("pgque.event.id=42", "pgque.event.type=order.created", "pgque.batch.id=7", "pgque.slot=3",
                         "pgque.epoch=11", "pgque.retry.count=2", "pgque.extra2=idem-1", "pgque.extra4=x4"),
-                headersOf(factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey()).create(EVENT, 3, 11, () -> { })));
+                headersOf(factory("orders", ValueFormat.STRING, KafkaPartitionChooser.byKey())
+                        .create(EVENT, SLOT_3, NO_DEAD_LETTERS, () -> { })));
     }
 
     @Test
@@ -142,7 +152,8 @@ class RecordFactoryTest {
 
     @Test
     void jsonPayloadsBecomeSchemalessMaps() {
-        TrackedRecord record = factory("orders", ValueFormat.JSON, KafkaPartitionChooser.byKey()).create(EVENT, 0, 1, () -> { });
+        TrackedRecord record = factory("orders", ValueFormat.JSON, KafkaPartitionChooser.byKey())
+                .create(EVENT, ReaderId.slot("orders", "src", 0, 1), NO_DEAD_LETTERS, () -> { });
         assertNull(record.valueSchema());
         assertEquals(Map.of("id", 1, "items", List.of("a")), record.value());
     }
@@ -151,7 +162,8 @@ class RecordFactoryTest {
     void aPayloadThatIsNotJsonFailsNamingTheEventButNotQuotingIt() {
         Message bad = new Message(5, 9, "t", "secret-ish not json", 0, CREATED, "k", null, null, null);
         DataException e = assertThrows(DataException.class, () ->
-                factory("orders", ValueFormat.JSON, KafkaPartitionChooser.byKey()).create(bad, 1, 1, () -> { }));
+                factory("orders", ValueFormat.JSON, KafkaPartitionChooser.byKey()).create(bad, ReaderId.slot("orders", "src", 1, 1), NO_DEAD_LETTERS,
+                        () -> { }));
         assertTrue(e.getMessage().contains("event 5 of batch 9 on slot 1"), e.getMessage());
         assertFalse(e.getMessage().contains("secret-ish"), e.getMessage());
     }
@@ -159,7 +171,7 @@ class RecordFactoryTest {
     @Test
     void topicTemplateAndSlotPartitioning() {
         TrackedRecord record = factory("pgque.${type}", ValueFormat.STRING, KafkaPartitionChooser.bySlot(3))
-                .create(EVENT, 4, 1, () -> { });
+                .create(EVENT, ReaderId.slot("orders", "src", 4, 1), NO_DEAD_LETTERS, () -> { });
         assertEquals("pgque.order.created", record.topic());
         assertEquals(1, record.kafkaPartition(), "slot 4 mod 3 partitions");
     }

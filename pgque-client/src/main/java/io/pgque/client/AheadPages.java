@@ -1,0 +1,200 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.client;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Reading a slot's next batch ahead, without opening it: whole into a cursor, or as a page the
+ * engine names and hands out the queries for, whose rows this runs itself (rows returned through a
+ * set-returning function are copied once more on the server, and so are rows the server sorts,
+ * each costing about as much as the scan for ~1 KB events). So the events are read in no set order
+ * and sorted here; only a batch larger than the page is read again, in order, for its first
+ * events. Where a {@link SharedWindows} is given, one scan of a window serves every slot of it.
+ */
+final class AheadPages {
+
+    private static final String READ_AHEAD_WINDOW = "select batch_id, from_tick, to_tick "
+            + "from pgque.read_ahead_window(?, ?, ?, ?, ?, ?, ?::bigint)";
+    private static final String READ_AHEAD = "select " + Rows.MESSAGE_COLUMNS
+            + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
+    private static final String READ_AHEAD_PAGE = "select " + Rows.MESSAGE_COLUMNS + ", m.from_tick, m.to_tick "
+            + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
+    private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query, any_order_query, "
+            + "null from pgque.read_ahead_query(?, ?, ?, ?, ?, ?, ?::bigint, ?)";
+    private static final String READ_AHEAD_SLOTS_QUERY = "select batch_id, from_tick, to_tick, query, "
+            + "any_order_query, slots_query from pgque.read_ahead_slots_query(?, ?, ?, ?, ?, ?, ?::bigint, ?, ?)";
+    private static final String READ_AHEAD_AFTER_QUERY = "select batch_id, from_tick, to_tick, query, "
+            + "any_order_query, slots_query "
+            + "from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?, ?::int[])";
+
+    /** The batch a read-ahead names: its id and the two ticks of its window. */
+    private record Window(long batchId, long fromTick, long toTick) {
+    }
+
+    /**
+     * What the engine hands out for a batch read ahead: its window and the queries over its
+     * events (in order, in any order, and for every slot of a group; the last null without one).
+     */
+    private record Plan(Window window, String inOrder, String anyOrder, String forSlots) {
+    }
+
+    /** The events read ahead, the ticks of their window, and whether another slot's scan had read them. */
+    private record Read(List<Message> messages, long fromTick, long toTick, boolean fromGroup) {
+
+        static final Read NONE = new Read(List.of(), 0, 0, false);
+    }
+
+    private final PartitionedWorker worker;
+
+    AheadPages(PartitionedWorker worker) {
+        this.worker = worker;
+    }
+
+    /** Whole into a cursor: see {@link Slot#readAhead}. */
+    Optional<ReadAhead> throughCursor(DataSource connections, int slot, long batchId, int max) {
+        Objects.requireNonNull(connections, "connections");
+        WholeBatch.checkPageSize(max);
+        String what = worker.what("read ahead of batch " + batchId + " on slot " + slot);
+        Window window = worker.db.run(what, c -> worker.engine.in(c).readAhead()
+                ? Sql.one(c, READ_AHEAD_WINDOW, rs -> {
+                    long id = rs.getLong(1);
+                    return rs.wasNull() ? null : new Window(id, rs.getLong(2), rs.getLong(3));
+                }, worker.args(slot, batchId, worker.windowEvents))
+                : null);
+        if (window == null) {
+            return Optional.empty();
+        }
+        BatchCursor cursor = BatchCursor.declare(connections, window.batchId(), what, null, READ_AHEAD,
+                worker.args(slot, window.batchId(), window.fromTick(), window.toTick()));
+        return SlotReceiving.firstPageOf(cursor, max)
+                .map(batch -> new ReadAhead(window.fromTick(), window.toTick(), batch));
+    }
+
+    /**
+     * A page of the batch after open batch {@code batchId} (after tick {@code afterTick} when not
+     * null: the batch after one read ahead), sharing the scan with the other slots of
+     * {@code windows} when given.
+     */
+    Optional<ReadAhead> page(int slot, long batchId, Long afterTick, int max, SharedWindows windows) {
+        WholeBatch.checkPageSize(max);
+        Read read = worker.db.run(worker.what("read ahead of batch " + batchId + " on slot " + slot),
+                c -> read(c, slot, batchId, afterTick, BatchPage.probeSize(max), windows));
+        return BatchPage.of(read.messages(), max).map(page -> new ReadAhead(read.fromTick(), read.toTick(),
+                new OpenedBatch(page, null), read.fromGroup()));
+    }
+
+    private Read read(Connection c, int slot, long batchId, Long afterTick, int probe, SharedWindows windows)
+            throws SQLException {
+        EngineCapabilities engine = worker.engine.in(c);
+        if (!engine.readAhead() || afterTick != null && !engine.readAheadAfterQuery()) {
+            return Read.NONE;
+        }
+        if (!engine.readAheadQuery()) {
+            return pageThroughFunction(c, slot, batchId, probe);
+        }
+        boolean shared = windows != null && windows.shares() && engine.readAheadSlotsQuery();
+        Array others = shared ? c.createArrayOf("int4", windows.othersThan(slot)) : null;
+        List<Plan> plans = afterTick != null
+                ? Sql.list(c, READ_AHEAD_AFTER_QUERY, AheadPages::plan,
+                        worker.args(slot, batchId, afterTick, worker.windowEvents, probe, others))
+                : shared
+                ? Sql.list(c, READ_AHEAD_SLOTS_QUERY, AheadPages::plan,
+                        worker.args(slot, batchId, worker.windowEvents, probe, others))
+                : Sql.list(c, READ_AHEAD_QUERY, AheadPages::plan,
+                        worker.args(slot, batchId, worker.windowEvents, probe));
+        if (plans.isEmpty()) {
+            return Read.NONE;
+        }
+        Plan plan = plans.get(0);
+        Window window = plan.window();
+        if (shared) {
+            Optional<List<Message>> kept = windows.take(slot, window.fromTick(), window.toTick());
+            if (kept.isPresent()) {
+                return new Read(inOrder(asBatch(kept.get(), window.batchId())), window.fromTick(), window.toTick(),
+                        true);
+            }
+            if (plan.forSlots() != null) {
+                List<Message> own = readForGroup(c, plan, slot, windows, probe);
+                if (own != null) {
+                    return new Read(inOrder(own), window.fromTick(), window.toTick(), false);
+                }
+            }
+        }
+        // Fewer rows than asked for are the whole batch: put in order here, where that moves
+        // references, rather than by the server, where sorting copies every row.
+        List<Message> any = new ArrayList<>(Sql.list(c, plan.anyOrder(), Rows::message));
+        List<Message> messages = any.size() < probe ? inOrder(any) : Sql.list(c, plan.inOrder(), Rows::message);
+        return new Read(messages, window.fromTick(), window.toTick(), false);
+    }
+
+    /** One row of a page read through the engine's function: an event and its batch's window. */
+    private record PageRow(Message message, long fromTick, long toTick) {
+    }
+
+    /** An engine before 0.3.1 reads the page through a function, in one round trip. */
+    private Read pageThroughFunction(Connection c, int slot, long batchId, int probe) throws SQLException {
+        List<PageRow> rows = Sql.list(c, READ_AHEAD_PAGE,
+                rs -> new PageRow(Rows.message(rs), rs.getLong(11), rs.getLong(12)),
+                worker.args(slot, batchId, worker.windowEvents, probe));
+        return rows.isEmpty() ? Read.NONE : new Read(rows.stream().map(PageRow::message).toList(),
+                rows.get(0).fromTick(), rows.get(0).toTick(), false);
+    }
+
+    private static Plan plan(ResultSet rs) throws SQLException {
+        return new Plan(new Window(rs.getLong(1), rs.getLong(2), rs.getLong(3)), rs.getString(4), rs.getString(5),
+                rs.getString(6));
+    }
+
+    /**
+     * Runs a read-ahead's query over the window for every slot of the group: keeps the other
+     * slots' events in {@code windows} and returns the slot's own; null when the query stopped at
+     * its limit (some slot has more than a page), which leaves whose events are whole unknown.
+     */
+    private static List<Message> readForGroup(Connection c, Plan plan, int slot, SharedWindows windows, int probe)
+            throws SQLException {
+        Map<Integer, List<Message>> bySlot = new HashMap<>();
+        for (Integer other : windows.othersThan(slot)) {
+            bySlot.put(other, new ArrayList<>());
+        }
+        List<Message> own = new ArrayList<>();
+        List<Message> all = Sql.list(c, plan.forSlots(), rs -> {
+            Message message = Rows.message(rs);
+            int of = rs.getInt(11);
+            (of == slot ? own : bySlot.get(of)).add(message);
+            return message;
+        });
+        if (all.size() >= (long) probe * (bySlot.size() + 1)) {
+            return null;
+        }
+        windows.keep(plan.window().fromTick(), plan.window().toTick(), bySlot);
+        return own;
+    }
+
+    private static List<Message> inOrder(List<Message> messages) {
+        messages.sort(Comparator.comparingLong(Message::msgId));
+        return messages;
+    }
+
+    /** Events a scan for another slot of a group read, as messages of the batch named for theirs. */
+    private static List<Message> asBatch(List<Message> read, long batchId) {
+        List<Message> messages = new ArrayList<>(read.size());
+        for (Message m : read) {
+            messages.add(m.inBatch(batchId));
+        }
+        return messages;
+    }
+}

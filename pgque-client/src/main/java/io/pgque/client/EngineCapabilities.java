@@ -1,0 +1,73 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.client;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * What the engine installed in the database can do beyond the oldest release a reader may meet,
+ * by its version ({@code pgque.version()}, as the installer reads it): a reader that may not
+ * install the engine falls back to what an older one offers. Read once per client and kept.
+ *
+ * @param version             the installed version; empty when the engine has no version() (none is this old any more)
+ * @param catchUpWindow       {@code receive_partitioned(..., i_window_events)}: batches of several ticks (0.2.0)
+ * @param readAhead           {@code read_ahead_window} and the read-ahead reads (0.3.0)
+ * @param readAheadQuery      {@code read_ahead_query}: the engine hands out the query over the next batch (0.3.1)
+ * @param readAheadSlotsQuery {@code read_ahead_slots_query}: one scan of a window for several slots (0.3.3)
+ * @param readAheadAfterQuery {@code read_ahead_after_query}: the batch after a batch read ahead (0.3.4)
+ */
+record EngineCapabilities(Optional<String> version, boolean catchUpWindow, boolean readAhead, boolean readAheadQuery,
+                          boolean readAheadSlotsQuery, boolean readAheadAfterQuery) {
+
+    private static final Logger log = LoggerFactory.getLogger(EngineCapabilities.class);
+
+    /** What an engine of {@code version} can do; a version that does not parse is taken as the newest. */
+    static EngineCapabilities of(Optional<String> version) {
+        return new EngineCapabilities(version, atLeast(version, "0.2.0"), atLeast(version, "0.3.0"),
+                atLeast(version, "0.3.1"), atLeast(version, "0.3.3"), atLeast(version, "0.3.4"));
+    }
+
+    private static boolean atLeast(Optional<String> version, String release) {
+        if (version.isEmpty()) {
+            return false;
+        }
+        try {
+            return EngineVersion.compare(version.get(), release) >= 0;
+        } catch (IllegalArgumentException unparsable) {
+            return true;
+        }
+    }
+
+    /** The capabilities of the engine a client talks to, read on first use and kept. */
+    static final class Known {
+
+        private volatile EngineCapabilities read;
+
+        /** The capabilities, or null before they were read. */
+        EngineCapabilities ifRead() {
+            return read;
+        }
+
+        EngineCapabilities in(Connection c) throws SQLException {
+            EngineCapabilities known = read;
+            if (known == null) {
+                known = of(PgQueInstaller.installedVersion(c));
+                if (!known.readAhead()) {
+                    log.warn("The PgQue engine in this database ({}) predates reading ahead and catching up in larger "
+                            + "batches: partitioned consumers read one tick per batch, each once it is open. Install "
+                            + "the bundled engine {} to upgrade it.", known.version().orElse("unknown version"),
+                            PgQueInstaller.bundledVersion());
+                }
+                read = known;
+            }
+            return known;
+        }
+    }
+}

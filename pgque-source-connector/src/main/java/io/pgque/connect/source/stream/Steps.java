@@ -1,0 +1,268 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source.stream;
+
+import io.pgque.connect.source.reader.RestOfBatch;
+import io.pgque.client.Message;
+import io.pgque.client.OpenedBatch;
+import io.pgque.client.ReadAhead;
+import io.pgque.connect.source.metrics.StreamEvents;
+import io.pgque.connect.source.reader.BatchReader;
+import io.pgque.connect.source.reader.LostException;
+import io.pgque.connect.source.record.ReaderId;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What one reader does on its turn, by its {@link ReaderState}: claim and receive, read on, ack
+ * and open the next batch, send ahead; and on the side, keep its right to read alive, ack. Every
+ * database call changes the lane only once it succeeded, so a transient failure leaves it as it
+ * was and the next pass does the same work again; a lost lease or batch drops what was in flight.
+ */
+final class Steps {
+
+    private static final Logger log = LoggerFactory.getLogger(Steps.class);
+
+    private final Chunks chunks;
+    private final Pipeline pipeline;
+    private final StreamEvents events;
+    private final PollLoop loop;
+    private final long renewEveryNanos;
+
+    Steps(Chunks chunks, Pipeline pipeline, StreamEvents events, PollLoop loop, long renewEveryNanos) {
+        this.chunks = chunks;
+        this.pipeline = pipeline;
+        this.events = events;
+        this.loop = loop;
+        this.renewEveryNanos = renewEveryNanos;
+    }
+
+    /** What the lane has to hand over now: its next batch after acking the delivered one, its next chunk, or a first read. */
+    List<SourceRecord> next(Lane lane, long now, boolean tick) {
+        return switch (lane.state()) {
+            case UNLEASED, RESTING -> now >= lane.nextAttemptNanos() || tick && lane.leased() ? receive(lane) : null;
+            case DELIVERED, AWAITING_READ_AHEAD -> ackAndReceive(lane, now);
+            case STREAMING -> readOn(lane);
+            case BACK_PRESSURED, AWAITING_KAFKA, SENT_AHEAD ->
+                    pipeline.canSendAhead(lane) ? pipeline.sendAhead(lane) : null;
+        };
+    }
+
+    /**
+     * Whether the lane has more for an open Kafka transaction: chunks read ahead in memory, or one
+     * more chunk of the batch it streams (Kafka acknowledges nothing before the commit, so
+     * {@link StreamedBatch#readyForMore} stops at two chunks).
+     */
+    static boolean hasMoreForTransaction(Lane lane) {
+        StreamedBatch batch = lane.batch();
+        return batch != null && (batch.hasBuffered() || batch.readyForMore());
+    }
+
+    /** Whether the lane has chunks read ahead in memory. */
+    static boolean hasBuffered(Lane lane) {
+        return lane.batch() != null && lane.batch().hasBuffered();
+    }
+
+    List<SourceRecord> receive(Lane lane) {
+        if (!lane.leased() && !claim(lane)) {
+            lane.restUntil(System.nanoTime() + loop.restNanos());
+            return null;
+        }
+        Optional<OpenedBatch> received;
+        try {
+            received = lane.reader().open(lane.behind(), chunks.chunkSize());
+        } catch (LostException e) {
+            lose(lane, e);
+            return null;
+        }
+        return emit(lane, received, System.nanoTime(), null);
+    }
+
+    /**
+     * Acks the lane's delivered batch and, in the same transaction, reads its next one: the batch
+     * read ahead when there is one, else (a reader that is behind) whole into a cursor in one scan
+     * of its window, or a first page (one round trip, and a second scan only if the page is full).
+     */
+    private List<SourceRecord> ackAndReceive(Lane lane, long now) {
+        StreamedBatch done = lane.batch();
+        if (lane.sentAhead() != null) {
+            try {
+                pipeline.ackAndOpenSentAhead(lane, now);
+            } catch (LostException e) {
+                lose(lane, e);
+                return null;
+            }
+            return lane.batch() == null ? receive(lane) : lane.batch().readyForMore() ? readOn(lane) : null;
+        }
+        if (lane.next().pending()) {
+            if (now - lane.next().since() < renewEveryNanos) {
+                return null; // the read-ahead is nearly always the sooner way on; its end wakes the poll
+            }
+            log.warn("Reading ahead of {} on {} has taken over {} ms; receiving the next batch the usual way", done,
+                    lane.reader().id().logName(), renewEveryNanos / 1_000_000);
+            pipeline.dropAhead(lane);
+        }
+        Optional<ReadAhead> ahead = pipeline.takeReadAhead(lane);
+        if (ahead.isPresent()) {
+            return ackAndOpen(lane, done, ahead.get(), now);
+        }
+        Optional<OpenedBatch> received;
+        try {
+            received = lane.reader().ackAndOpen(done.batchId(), lane.behind(), chunks.chunkSize());
+        } catch (LostException e) {
+            lose(lane, e);
+            return null;
+        }
+        lane.batchFinished(now);
+        events.batchAcked(lane.reader().id(), Chunks.clamp(done.size()));
+        return emit(lane, received, System.nanoTime(), null);
+    }
+
+    /** Acks and opens the batch read ahead; when the slot moved otherwise in between, receives the usual way. */
+    private List<SourceRecord> ackAndOpen(Lane lane, StreamedBatch done, ReadAhead ahead, long now) {
+        boolean opened;
+        try {
+            opened = pipeline.ackThenOpen(lane, done, ahead, now);
+        } catch (LostException e) {
+            lose(lane, e);
+            return null;
+        }
+        if (!opened) {
+            return receive(lane);
+        }
+        return emit(lane, Optional.of(ahead.batch()), System.nanoTime(), lane.next().takeAfterNext());
+    }
+
+    /**
+     * How long a reader that found no batch rests: the poll interval; or, while ticks are heard
+     * and only a tick can give it a batch, until its lease wants renewing, which the next receive
+     * does. Without the ticks, a quiet slot's receives every poll interval were most of an idle
+     * connector's queries.
+     */
+    private long emptyRestNanos(Lane lane) {
+        return lane.reader().waitsForTicks() && loop.hearsTicks()
+                ? Math.max(renewEveryNanos, loop.restNanos()) : loop.restNanos();
+    }
+
+    /**
+     * Puts a received batch in flight and turns its first page into records; null when there is
+     * nothing to send. {@code readingAfter}: the batch after it, read ahead already (null: none is).
+     */
+    private List<SourceRecord> emit(Lane lane, Optional<OpenedBatch> received, long now,
+                                    CompletableFuture<Optional<ReadAhead>> readingAfter) {
+        lane.renewAt(now + renewEveryNanos);
+        if (received.isEmpty()) {
+            lane.caughtUp();
+            lane.restUntil(now + emptyRestNanos(lane));
+            return null;
+        }
+        Chunks.Opening opening = chunks.opening(lane, received.get());
+        lane.batchStarted(opening.batch(), opening.more());
+        pipeline.startReadAhead(lane, received.get().first(), readingAfter);
+        return chunks.emit(lane, opening.batch(), opening.first(), !opening.more());
+    }
+
+    /**
+     * The next chunk of the lane's batch: buffered, or read through its cursor (opened on the first
+     * chunk after the first page, and again after a failure, from where reading stopped).
+     */
+    List<SourceRecord> readOn(Lane lane) {
+        StreamedBatch batch = lane.batch();
+        List<Message> buffered = batch.takeBuffered(chunks.chunkSize());
+        if (buffered != null) {
+            return chunks.emit(lane, batch, buffered, batch.readToEnd());
+        }
+        List<Message> chunk;
+        try {
+            RestOfBatch cursor = batch.cursor();
+            if (cursor == null) {
+                cursor = lane.reader().readOn(batch.batchId(), batch.restAfter());
+                batch.cursorOpened(cursor);
+            }
+            chunk = cursor.next(chunks.chunkSize());
+        } catch (LostException e) {
+            lose(lane, e);
+            return null;
+        } catch (RuntimeException e) {
+            // The cursor may be broken with its connection: read on through a new one next time.
+            batch.closeCursor();
+            throw e;
+        }
+        // The cursor renewed the lease when it was opened; a long stream also renews explicitly.
+        return chunks.emit(lane, batch, chunk, chunk.size() < chunks.chunkSize());
+    }
+
+    private boolean claim(Lane lane) {
+        if (!lane.reader().claim()) {
+            return false;
+        }
+        lane.leaseAcquired(System.nanoTime() + renewEveryNanos);
+        events.leaseAcquired(lane.reader().id());
+        return true;
+    }
+
+    /** Keeps the right to read of a lane whose batch is still on its way to Kafka. */
+    void keepAlive(Lane lane, long now) {
+        BatchReader.KeepAlive kept;
+        try {
+            kept = lane.reader().keepAlive();
+        } catch (LostException e) {
+            lose(lane, e);
+            return;
+        }
+        switch (kept) {
+            case KEPT -> lane.renewAt(now + renewEveryNanos);
+            case NOT_NOW -> lane.renewAt(now + loop.restNanos());
+            case TAKEN_OVER -> {
+                // Whatever we had in flight may have been handled by the other owner: start afresh.
+                lose(lane, null);
+                lane.leaseAcquired(now + renewEveryNanos);
+                events.leaseAcquired(lane.reader().id());
+            }
+        }
+    }
+
+    /** Acks the lane's delivered batch (and opens the one sent ahead after it, if any). */
+    void ack(Lane lane, long now) {
+        try {
+            if (lane.sentAhead() != null) {
+                pipeline.ackAndOpenSentAhead(lane, now);
+                return;
+            }
+            StreamedBatch batch = lane.batch();
+            if (!lane.reader().ack(batch.batchId())) {
+                log.debug("{} was already finished", batch);
+            }
+            // A read ahead of the next batch is not opened by a plain ack: give back what it holds.
+            pipeline.dropAhead(lane);
+            lane.batchFinished(now);
+            lane.renewAt(now + renewEveryNanos);
+            events.batchAcked(lane.reader().id(), Chunks.clamp(batch.size()));
+        } catch (LostException e) {
+            lose(lane, e);
+        }
+    }
+
+    /** The lane's lease (or batch) is gone: forget what was in flight without acking it. */
+    void lose(Lane lane, LostException why) {
+        ReaderId reader = lane.reader().id();
+        StreamedBatch dropped = lane.batch();
+        if (dropped != null) {
+            dropped.closeCursor();
+            pipeline.dropAhead(lane);
+        }
+        lane.leaseLost(System.nanoTime());
+        events.leaseLost(reader);
+        log.warn("Lost {}: {}. {} Will read it again when it is free.", reader.logName(),
+                why == null ? "another worker owned it in between" : why.getMessage(),
+                dropped == null ? "Nothing was in flight."
+                        : "Not acking " + dropped + "; its events will be delivered again.");
+    }
+}
