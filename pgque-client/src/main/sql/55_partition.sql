@@ -49,8 +49,9 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
 
--- The numbers are cast to text first: text || int is only STABLE, and an IMMUTABLE function
--- whose body is not immutable is never inlined (it was parsed and planned on every call).
+-- The subscription name of slot i_slot of i_n. The numbers are cast to text first: text || int
+-- is only STABLE, and an IMMUTABLE function whose body is not immutable is never inlined (it was
+-- parsed and planned on every call).
 CREATE OR REPLACE FUNCTION pgque.slot_consumer_name(i_consumer text, i_slot int, i_n int)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
