@@ -131,6 +131,12 @@ class SourceCooperativeIT {
         }
         fixture.connect.configureConnector(name, config);
         fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, name + " did not start");
+        // The tests send from here on, and the group starts at the newest tick when it is
+        // registered: a task reports RUNNING only once its worker is (the ticker duty may tick
+        // the first events before any poll).
+        assertEquals(3, fixture.pg.queryLong("select count(*) from pgque.get_consumer_info(?) where consumer_name "
+                + "in (?, ?, ?)", name, name, name + ".task-0", name + ".task-1"),
+                "the group and both workers are registered once the tasks run");
     }
 
     /** Sequence numbers {@code from..to-1}: one event per key per transaction, 20 every 50 ms or so. */
