@@ -131,6 +131,12 @@ class SourceCooperativeIT {
         }
         fixture.connect.configureConnector(name, config);
         fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, name + " did not start");
+        // The tests send from here on, and the group starts at the newest tick when it is
+        // registered: a task reports RUNNING only once its worker is (the ticker duty may tick
+        // the first events before any poll).
+        assertEquals(3, fixture.pg.queryLong("select count(*) from pgque.get_consumer_info(?) where consumer_name "
+                + "in (?, ?, ?)", name, name, name + ".task-0", name + ".task-1"),
+                "the group and both workers are registered once the tasks run");
     }
 
     /** Sequence numbers {@code from..to-1}: one event per key per transaction, 20 every 50 ms or so. */
@@ -159,7 +165,8 @@ class SourceCooperativeIT {
             while (distinct.size() < KEYS * PER_KEY) {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("only " + distinct.size() + " of " + KEYS * PER_KEY + " events reached "
-                            + topic + " within " + ConnectFixture.DELIVERY_TIMEOUT.toSeconds() + " s");
+                            + topic + " within " + ConnectFixture.DELIVERY_TIMEOUT.toSeconds() + " s; missing: "
+                            + missing(distinct));
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                     distinct.add(new String(record.value(), StandardCharsets.UTF_8));
@@ -169,6 +176,20 @@ class SourceCooperativeIT {
             }
         }
         return workers;
+    }
+
+    /** The first events sent that are not among {@code seen}, which tell a window from a tail or a stray. */
+    private static List<String> missing(Set<String> seen) {
+        List<String> missing = new ArrayList<>();
+        for (int seq = 0; seq < PER_KEY && missing.size() < 2 * KEYS; seq++) {
+            for (int k = 0; k < KEYS; k++) {
+                String value = "key-" + k + ":" + seq;
+                if (!seen.contains(value)) {
+                    missing.add(value);
+                }
+            }
+        }
+        return missing;
     }
 
     /** Every event once in what a read_committed reader sees; order is not promised between batches. */

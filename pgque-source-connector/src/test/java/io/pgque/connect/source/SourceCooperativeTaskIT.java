@@ -28,10 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Cooperative tasks driven by hand, in place of the Connect worker: a resting worker wakes on
- * the queue's tick, and the batch of a task that went away undelivered (tasks.max lowered, or
- * the task's worker lost) is taken over by a remaining task after the dead interval, after
- * which the removed task's worker is unregistered.
+ * Cooperative tasks driven by hand, in place of the Connect worker: a started task has its
+ * worker registered before its first poll, a resting worker wakes on the queue's tick, and the
+ * batch of a task that went away undelivered (tasks.max lowered, or the task's worker lost) is
+ * taken over by a remaining task after the dead interval, after which the removed task's worker
+ * is unregistered.
  */
 class SourceCooperativeTaskIT {
 
@@ -96,6 +97,32 @@ class SourceCooperativeTaskIT {
     }
 
     /**
+     * Connect reports a task RUNNING once its start() returned, and whoever waits for that may
+     * send at once. The worker is registered by then (the database answering), so what is sent
+     * afterwards is the group's, also when the queue ticks before the task's first poll, as a
+     * sibling's ticker duty or pg_cron may. A group first registered on that poll started at
+     * the newest tick, after these events: they were never delivered.
+     */
+    @Test
+    void eventsSentOnceATaskStartedAreDeliveredThoughTheQueueTicksBeforeItsFirstPoll() throws Exception {
+        String queue = "coop_start_registers";
+        String consumer = "coop-start";
+        pg.createQueue(queue);
+        PgQueSourceTask task = start(cooperative(queue, consumer, 0));
+        Set<String> sent = new TreeSet<>();
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            sent.add("early-" + i);
+            events.add(Event.of("t", "early-" + i).withPartitionKey("k" + i));
+        }
+        pg.send(queue, events);
+        pg.tick(queue);
+
+        awaitDelivered("the events sent after start()", task, sent, Duration.ofSeconds(30));
+        assertEquals(List.of(consumer, consumer + ".task-0"), members(queue, consumer));
+    }
+
+    /**
      * Two tasks; the second takes a batch and stops before Kafka has it (its task is removed by
      * a lower tasks.max and never comes back). The remaining task takes the batch over once the
      * removed one has been silent for the dead interval (pgque.lease.ttl.ms), so every event
@@ -129,21 +156,7 @@ class SourceCooperativeTaskIT {
                 consumer + ".task-1"), "the removed task's batch is still open");
 
         PgQueSourceTask remaining = start(cooperative(queue, consumer, 0));
-        Set<String> delivered = new TreeSet<>();
-        QueueFixture.await("every event through the remaining task", Duration.ofSeconds(120), () -> {
-            try {
-                List<SourceRecord> records = remaining.poll();
-                if (records != null) {
-                    records.forEach(r -> {
-                        delivered.add((String) r.value());
-                        remaining.commitRecord(r, null);
-                    });
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return delivered.equals(sent);
-        });
+        awaitDelivered("every event through the remaining task", remaining, sent, Duration.ofSeconds(120));
         QueueFixture.await("the taken-over batch to be acked", Duration.ofSeconds(60), () -> {
             try {
                 remaining.poll();
@@ -160,11 +173,38 @@ class SourceCooperativeTaskIT {
                 "the group's cursor is at the newest tick");
 
         // The next start of task 0 (as on Connect's next reconfiguration) unregisters the removed
-        // task's worker, idle now, when its first poll sets the task up; the live worker stays.
+        // task's worker, idle now, as it sets the task up; the live worker stays.
         tasks.remove(remaining);
         remaining.stop();
-        start(cooperative(queue, consumer, 0)).poll();
+        start(cooperative(queue, consumer, 0));
         assertEquals(List.of(consumer, consumer + ".task-0"), members(queue, consumer));
+    }
+
+    /**
+     * Polls {@code task} as Connect would, acknowledging every record at once, until exactly the
+     * values {@code sent} were delivered.
+     */
+    private static void awaitDelivered(String what, PgQueSourceTask task, Set<String> sent, Duration timeout)
+            throws InterruptedException {
+        Set<String> delivered = new TreeSet<>();
+        try {
+            QueueFixture.await(what + " to be delivered", timeout, () -> {
+                try {
+                    List<SourceRecord> records = task.poll();
+                    if (records != null) {
+                        records.forEach(r -> {
+                            delivered.add((String) r.value());
+                            task.commitRecord(r, null);
+                        });
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return delivered.equals(sent);
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; delivered " + delivered + " of " + sent, e);
+        }
     }
 
     private static List<String> members(String queue, String consumer) {

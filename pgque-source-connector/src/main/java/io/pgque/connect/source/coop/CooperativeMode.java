@@ -53,11 +53,20 @@ public final class CooperativeMode implements TaskMode {
         int task = resources.task();
         String worker = CoopTasks.workerName(task);
         boolean exactlyOnce = resources.exactlyOnce();
-        // Registering needs the database, so it waits for the first poll: a task started while
-        // PostgreSQL is away starts all the same and retries from poll() (as in ordered mode).
         CoopSetup setup = new CoopSetup(resources.dataSource(), config.schemaInstall(), config.queue(),
                 config.consumer(), worker, task, TaskKeys.taskCount(props), exactlyOnce ? null : config.leaseTtl(),
                 config.connection().attempts(), resources.backoff());
+        // As in ordered mode, one try now: with the database up, the group and this worker exist
+        // before Connect reports the task RUNNING. Registered on the first poll, the group would
+        // start at the newest tick then, after any event sent once the task ran and ticked before
+        // that poll (a sibling's ticker duty, pg_cron): such events would never be delivered. A
+        // task started while PostgreSQL is away starts all the same and registers from its polls.
+        try {
+            setup.attemptNow();
+        } catch (RuntimeException e) {
+            resources.closeAfterFailedStart();
+            throw e;
+        }
         CoopConsumer consumer = PgQue.using(resources.dataSource()).coopConsumer(config.queue(), config.consumer(),
                 worker);
         // Taking over a silent sibling's batch gives it a new id, so whether Kafka already holds it
