@@ -77,7 +77,23 @@ class HandOverTest {
     }
 
     @Test
-    void aBatchAckedOnTheSideGivesBackWhatWasReadAheadOfIt() throws Exception {
+    void aBatchWithNoReadAheadIsAckedOnTheSide() throws Exception {
+        FakeReader a = new FakeReader(0).batch(5).batch(2);
+        FakeReader b = new FakeReader(1).batch(2).batch(2);
+        FakeReader c = new FakeReader(2);
+        Harness h = new Harness(List.of(a, b, c), HandOver.Kind.ONE_CHUNK, BatchBoundary.NONE, Duration.ofHours(1),
+                false);
+        assertEquals(3, fromReader(h.pollExpecting(3), 0));
+        assertEquals(2, fromReader(h.pollExpecting(2), 1));
+        assertEquals(2, fromReader(h.pollExpecting(2), 0), "reader 2 has nothing: reader 0 goes on");
+        h.acknowledgeFrom(0);
+        h.acknowledgeFrom(1);
+        assertEquals(2, fromReader(h.pollExpecting(2), 1), "reader 1's next batch ...");
+        assertEquals(List.of(1L), a.acked, "... and reader 0's batch acked on the side");
+    }
+
+    @Test
+    void aBatchWhoseNextIsReadAheadWaitsForItsTurnAndOpensWhatWasReadAhead() throws Exception {
         FakeReader a = new FakeReader(0).readingAhead(9).batch(5).batch(2);
         FakeReader b = new FakeReader(1).batch(2).batch(2);
         FakeReader c = new FakeReader(2);
@@ -90,9 +106,11 @@ class HandOverTest {
         assertEquals(ReaderState.AWAITING_READ_AHEAD, h.stream.states().get(0));
         h.acknowledgeFrom(1);
         assertEquals(2, fromReader(h.pollExpecting(2), 1), "reader 1's next batch ...");
-        assertEquals(List.of(1L), a.acked, "... and reader 0's batch acked on the side");
+        assertEquals(List.of(), a.acked, "... while reader 0's batch, its next being read ahead, waits for its turn");
         a.ahead.finish();
-        assertEquals(1, a.ahead.discarded, "the batch read ahead of it is given back, not kept");
+        assertEquals(2, fromReader(h.pollExpecting(2), 0), "reader 0's turn: its next batch, the one read ahead");
+        assertEquals(List.of(1L), a.acked);
+        assertEquals(0, a.ahead.discarded, "what was read ahead is opened, not given back to be read again");
     }
 
     @Test
