@@ -55,15 +55,15 @@ final class SlotBenchmark {
             // The first drain pays for bringing the event tables into shared buffers; keep that
             // out of every measured row.
             Drains.plain(c, QUEUE, "warmup", PAGE);
-            long buffersBefore = buffers(c);
+            long buffersBefore = DatabaseBuffers.now(c);
             double plainSeconds = Timing.seconds(() -> got[0] = Drains.plain(c, QUEUE, "plain", PAGE));
-            double plainBuffers = (buffers(c) - buffersBefore) / (double) got[0];
+            double plainBuffers = (DatabaseBuffers.now(c) - buffersBefore) / (double) got[0];
             double plainRate = got[0] / plainSeconds;
             row("plain receive, 1 consumer", got[0], plainSeconds, plainRate, plainBuffers);
             for (int n : SLOT_COUNTS) {
-                buffersBefore = buffers(c);
+                buffersBefore = DatabaseBuffers.now(c);
                 double seconds = Timing.seconds(() -> got[0] = drainSlots(c, "slots" + n, n));
-                double perEvent = (buffers(c) - buffersBefore) / (double) got[0];
+                double perEvent = (DatabaseBuffers.now(c) - buffersBefore) / (double) got[0];
                 row("N = " + n + " slots, all drained by one worker", got[0], seconds, plainRate, perEvent);
             }
         }
@@ -152,22 +152,6 @@ final class SlotBenchmark {
                     ack.setString(5, worker);
                     ack.executeQuery().close();
                 }
-            }
-        }
-    }
-
-    /**
-     * Shared buffers hit or read by this database so far. This connection's own counters are
-     * flushed first, so a reading right after a drain includes the drain.
-     */
-    private static long buffers(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("select pg_stat_force_next_flush()");
-            s.execute("select pg_stat_clear_snapshot()");
-            try (ResultSet rs = s.executeQuery(
-                    "select blks_hit + blks_read from pg_stat_database where datname = current_database()")) {
-                rs.next();
-                return rs.getLong(1);
             }
         }
     }

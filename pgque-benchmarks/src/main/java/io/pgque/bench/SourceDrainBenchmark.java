@@ -27,7 +27,7 @@ import java.util.Map;
  * read from a plain table with a cursor and produced with a source task's producer settings.
  * Beside it the engine loop of {@link SourceBridge} and the connector in ordered mode with 1
  * slot / 1 task, 4 slots / 2 tasks (at-least-once and exactly-once) and, on request, 4 slots /
- * 4 tasks, the 1/1 and 4/2 rows with one tick per batch (no catch-up window), and the plain loop
+ * 4 tasks and 16, 32 or 64 slots over 4 tasks ({@code c16x4b} …), the 1/1 and 4/2 rows with one tick per batch (no catch-up window), and the plain loop
  * and the 1/1 connector writing records without headers ({@code plainh}, {@code c1x1h}), and
  * both sending the payload's bytes instead of a string ({@code plainb}, {@code c1x1b}).
  *
@@ -40,7 +40,7 @@ import java.util.Map;
  * {@code source.drain.rounds} (3), {@code source.drain.warmup.events} (100,000: the JIT is still compiling for ten seconds and more after a smaller one),
  * {@code source.drain.warmup.rounds} (2: after one the JIT still compiled for a second or more of a two-second run; each run prints how long it compiled),
  * {@code source.drain.partitions} (3), {@code source.drain.paths} (comma-separated ids of
- * {@link #ROUTES}, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
+ * {@link #ROUTES}, the first the baseline, default {@code plain,engine,c1x1,c4x2,c4x2eos}), {@code source.drain.pgstats} (print pg_stat_statements per run),
  * {@code source.drain.jfr} (a directory: a JFR recording of every measured run), {@code source.drain.producer}
  * (producer settings for the plain loop and the connectors alike, e.g. {@code batch.size=262144}),
  * {@code source.drain.connector} (connector settings for every connector path, e.g. {@code pgque.batch.max.events=2000}).
@@ -116,7 +116,11 @@ final class SourceDrainBenchmark {
                 connector("k", 4, 4, false, "chunks of 4000", CHUNK_4000),
                 connector("n", 4, 2, true, "no read-ahead", NO_READ_AHEAD),
                 connector("w", 4, 2, true, "catch-up window 2500", WINDOW_2500),
-                connector("b", 4, 2, true, "payload bytes, ByteArrayConverter", BYTE_VALUES)));
+                connector("b", 4, 2, true, "payload bytes, ByteArrayConverter", BYTE_VALUES),
+                // Wide N (issue 43): how the read cost grows with the slots and the tasks that read them.
+                connector("b", 16, 4, false, "payload bytes, ByteArrayConverter", BYTE_VALUES),
+                connector("b", 32, 4, false, "payload bytes, ByteArrayConverter", BYTE_VALUES),
+                connector("b", 64, 4, false, "payload bytes, ByteArrayConverter", BYTE_VALUES)));
         // The variants priced at one slot and at four slots on two tasks alike.
         Map<String, Map.Entry<String, Map<String, String>>> variants = new LinkedHashMap<>();
         variants.put("k", Map.entry("chunks of 4000", CHUNK_4000));
@@ -149,13 +153,16 @@ final class SourceDrainBenchmark {
     private final List<Route> routes;
     /** CPU used by each measured run, by route, in round order. */
     private final Map<Route, List<CpuUse>> cpu = new LinkedHashMap<>();
+    /** Shared buffers the database read per event in each measured run, by route, in round order. */
+    private final Map<Route, List<Double>> buffers = new LinkedHashMap<>();
     private long postmaster = -1;
 
     SourceDrainBenchmark(BenchServer server) {
         this.server = server;
         String chosen = System.getProperty("source.drain.paths", "plain,engine,c1x1,c4x2,c4x2eos");
         List<String> ids = Arrays.stream(chosen.split(",")).map(String::trim).toList();
-        this.routes = ROUTES.stream().filter(r -> ids.contains(r.id())).toList();
+        // In the order asked for: the first is the baseline the others are compared with.
+        this.routes = ids.stream().flatMap(id -> ROUTES.stream().filter(r -> r.id().equals(id))).toList();
         if (routes.isEmpty()) {
             throw new IllegalArgumentException("source.drain.paths names none of "
                     + ROUTES.stream().map(Route::id).toList() + ": " + chosen);
@@ -242,6 +249,7 @@ final class SourceDrainBenchmark {
                 }
             }
             Recording recording = measured && !JFR_DIR.isEmpty() ? startRecording() : null;
+            long buffersBefore = DatabaseBuffers.now(c);
             CpuUse before = CpuUse.now(postmaster);
             long compilingBefore = JIT.getTotalCompilationTime();
             ThreadCpu threadsBefore = ThreadCpu.now();
@@ -253,10 +261,13 @@ final class SourceDrainBenchmark {
                 case CONNECTOR -> connector(c, side, jdbcUrl, queue, r, topic, events);
             };
             CpuUse used = CpuUse.now(postmaster).since(before);
+            // After the span the connector is removed and its sessions gone, so their counters are in.
+            double buffersPerEvent = (DatabaseBuffers.now(c) - buffersBefore) / (double) events;
             long compilingMs = JIT.getTotalCompilationTime() - compilingBefore;
             String busiest = ThreadCpu.now().busiestSince(threadsBefore, span.seconds(), BUSIEST_THREADS);
             if (measured) {
                 cpu.computeIfAbsent(r, k -> new ArrayList<>()).add(used);
+                buffers.computeIfAbsent(r, k -> new ArrayList<>()).add(buffersPerEvent);
             }
             if (recording != null) {
                 Path file = Path.of(JFR_DIR, topic + ".jfr");
@@ -266,11 +277,12 @@ final class SourceDrainBenchmark {
                 System.out.println("  JFR recording of " + topic + " in " + file);
             }
             System.out.printf(Locale.ROOT, "  %-52s %8.0f events/s (%.1f s); CPU per event: JVM %.1f us, PostgreSQL %.1f us;"
-                    + " JIT compiling %d ms%n", r.label(), span.rate(), span.seconds(), used.jvmMicrosPer(events),
-                    used.pgMicrosPer(events), compilingMs);
+                    + " JIT compiling %d ms; shared buffers per event %.2f%n", r.label(), span.rate(), span.seconds(),
+                    used.jvmMicrosPer(events), used.pgMicrosPer(events), compilingMs, buffersPerEvent);
             System.out.println("    busiest threads (CPU from start to stop, share of the span): " + busiest);
             if (PG_STATS && measured) {
                 PgStatements.print(c, 12);
+                DatabaseBuffers.printStatements(c, 16);
             }
             side.deleteTopic(topic);
             spans.put(r, span);
@@ -287,8 +299,9 @@ final class SourceDrainBenchmark {
      */
     private void printCpu() {
         System.out.println();
-        System.out.println("| CPU per event, median of the rounds (us) | JVM | PostgreSQL | both | both, × the " + routes.get(0).id() + " run |");
-        System.out.println("|---|---|---|---|---|");
+        System.out.println("| CPU per event, median of the rounds (us) | JVM | PostgreSQL | both | both, × the "
+                + routes.get(0).id() + " run | shared buffers per event, by round |");
+        System.out.println("|---|---|---|---|---|---|");
         double base = Double.NaN;
         for (Route r : routes) {
             List<CpuUse> runs = cpu.get(r);
@@ -298,7 +311,10 @@ final class SourceDrainBenchmark {
             if (Double.isNaN(base)) {
                 base = both;
             }
-            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.2f |%n", r.label(), jvm, pg, both, both / base);
+            String perRound = String.join(", ", buffers.get(r).stream()
+                    .map(b -> String.format(Locale.ROOT, "%.2f", b)).toList());
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.2f | %s |%n", r.label(), jvm, pg, both,
+                    both / base, perRound);
         }
     }
 

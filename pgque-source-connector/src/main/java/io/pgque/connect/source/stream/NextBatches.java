@@ -32,6 +32,11 @@ final class NextBatches {
         afterNext = read;
     }
 
+    /** True while the next batch is being read ahead, or once it is read and not yet taken. */
+    boolean held() {
+        return next != null;
+    }
+
     /** True while the next batch is being read ahead. */
     boolean pending() {
         return next != null && !next.isDone();

@@ -12,8 +12,8 @@ import java.util.List;
 /**
  * One chunk of one reader per poll: the first lane in round-robin order from the cursor that
  * yields records is served, so a busy or empty lane never starves the others; delivered batches
- * the pass meets after it are just acked. With transactions (a cooperative member) each chunk is
- * one.
+ * the pass meets after it are just acked, unless their next batch is read ahead. With transactions
+ * (a cooperative member) each chunk is one.
  */
 final class OneChunk implements HandOver {
 
@@ -43,7 +43,10 @@ final class OneChunk implements HandOver {
                     out.addAll(chunk);
                     cursor = (index + 1) % count;
                 }
-            } else if (lane.batch() != null && lane.batch().isDelivered()) {
+            } else if (lane.batch() != null && lane.batch().isDelivered() && !lane.next().held()) {
+                // A lane whose next batch is read ahead waits for its own turn, which acks and
+                // opens that batch in one step: acked here, the read-ahead would be given back
+                // and its next batch read again with a scan of its own (docs/benchmarks.md, slots).
                 steps.ack(lane, now);
             }
         }

@@ -76,23 +76,42 @@ class HandOverTest {
         assertEquals(List.of(1L), h.readers.get(0).acked, "acked, and its next batch opened, on its own turn");
     }
 
-    @Test
-    void aBatchAckedOnTheSideGivesBackWhatWasReadAheadOfIt() throws Exception {
-        FakeReader a = new FakeReader(0).readingAhead(9).batch(5).batch(2);
+    /**
+     * Reader {@code a} (a batch of 5, then one of 2), reader 1 (two batches of 2) and reader 2
+     * (none), one chunk a poll: after reader 0's first batch went out and Kafka took it all.
+     */
+    private static Harness firstBatchOfReaderZeroDelivered(FakeReader a) throws Exception {
         FakeReader b = new FakeReader(1).batch(2).batch(2);
-        FakeReader c = new FakeReader(2);
-        Harness h = new Harness(List.of(a, b, c), HandOver.Kind.ONE_CHUNK, BatchBoundary.NONE, Duration.ofHours(1),
-                false);
+        Harness h = new Harness(List.of(a.batch(5).batch(2), b, new FakeReader(2)), HandOver.Kind.ONE_CHUNK,
+                BatchBoundary.NONE, Duration.ofHours(1), false);
         assertEquals(3, fromReader(h.pollExpecting(3), 0));
         assertEquals(2, fromReader(h.pollExpecting(2), 1));
         assertEquals(2, fromReader(h.pollExpecting(2), 0), "reader 2 has nothing: reader 0 goes on");
         h.acknowledgeFrom(0);
-        assertEquals(ReaderState.AWAITING_READ_AHEAD, h.stream.states().get(0));
+        return h;
+    }
+
+    @Test
+    void aBatchWithNoReadAheadIsAckedOnTheSide() throws Exception {
+        FakeReader a = new FakeReader(0);
+        Harness h = firstBatchOfReaderZeroDelivered(a);
         h.acknowledgeFrom(1);
         assertEquals(2, fromReader(h.pollExpecting(2), 1), "reader 1's next batch ...");
         assertEquals(List.of(1L), a.acked, "... and reader 0's batch acked on the side");
+    }
+
+    @Test
+    void aBatchWhoseNextIsReadAheadWaitsForItsTurnAndOpensWhatWasReadAhead() throws Exception {
+        FakeReader a = new FakeReader(0).readingAhead(9);
+        Harness h = firstBatchOfReaderZeroDelivered(a);
+        assertEquals(ReaderState.AWAITING_READ_AHEAD, h.stream.states().get(0));
+        h.acknowledgeFrom(1);
+        assertEquals(2, fromReader(h.pollExpecting(2), 1), "reader 1's next batch ...");
+        assertEquals(List.of(), a.acked, "... while reader 0's batch, its next being read ahead, waits for its turn");
         a.ahead.finish();
-        assertEquals(1, a.ahead.discarded, "the batch read ahead of it is given back, not kept");
+        assertEquals(2, fromReader(h.pollExpecting(2), 0), "reader 0's turn: its next batch, the one read ahead");
+        assertEquals(List.of(1L), a.acked);
+        assertEquals(0, a.ahead.discarded, "what was read ahead is opened, not given back to be read again");
     }
 
     @Test
