@@ -15,12 +15,19 @@ import java.util.Locale;
 final class Latencies {
     private final double[] sorted;
     private final double[] afterAppend;
+    private final long sent;
 
-    Latencies(double[] millis, double[] afterAppendMillis) {
+    /** @param sent events the producer sent in all, the measured ones and those it went on with */
+    Latencies(double[] millis, double[] afterAppendMillis, long sent) {
+        this.sent = sent;
         this.sorted = millis.clone();
         Arrays.sort(sorted);
         this.afterAppend = afterAppendMillis.clone();
         Arrays.sort(afterAppend);
+    }
+
+    long sent() {
+        return sent;
     }
 
     double percentile(double p) {
