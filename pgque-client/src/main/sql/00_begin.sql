@@ -13,6 +13,10 @@
 --
 -- Requirements: PostgreSQL 14 or newer; a role that owns the database (or may create schemas
 -- in it) and has CREATEROLE. No superuser, no extension.
+--
+-- Layer: bootstrap. The files are layered, each calling only files before it; README.md beside
+-- them says which layer each is, the hooks through which a lower layer lets a higher one decide,
+-- and the naming rules.
 BEGIN;
 
 -- The version this script installs, for the guard below and for pgque.version().

@@ -5,6 +5,8 @@
 
 -- Install guard: never touch a pgque schema that another installer created (an upstream PgQue
 -- or PgQ install would be broken by ours), and never downgrade.
+--
+-- Layer: bootstrap (README.md). Owns pgque.engine_info and the role names; calls nothing.
 
 CREATE OR REPLACE FUNCTION pg_temp.pgque_version_array(v text) RETURNS int[]
 LANGUAGE sql IMMUTABLE AS $$

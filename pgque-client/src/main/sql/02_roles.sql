@@ -6,6 +6,8 @@
 -- Four NOLOGIN roles (names: pgque.role_name(), 01_guard.sql), created once per cluster. Reader
 -- and writer are siblings (a producer cannot consume, a consumer cannot produce); the ticker
 -- ticks and maintains and nothing else; admin is a member of all three.
+--
+-- Layer: bootstrap (README.md). Calls pgque.role_name() (01_guard.sql).
 DO $roles$
 DECLARE
     v_admin name := pgque.role_name('admin');

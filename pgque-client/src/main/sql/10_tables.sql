@@ -6,6 +6,9 @@
 -- Tables, types and sequences shared by all queues. Per-queue event tables are created by
 -- pgque.create_queue(). Names and key columns follow PgQ/PgQue so existing monitoring queries
 -- keep working.
+--
+-- Layer: core, at the bottom (README.md). The core's tables only: a mode that needs state of its
+-- own defines its tables in its own file (52_coop.sql keeps its state in sub_role below).
 
 CREATE TABLE IF NOT EXISTS pgque.config (
     singleton      boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -13,6 +16,15 @@ CREATE TABLE IF NOT EXISTS pgque.config (
     installed_at   timestamptz NOT NULL DEFAULT now()
 );
 INSERT INTO pgque.config DEFAULT VALUES ON CONFLICT DO NOTHING;
+-- How long one run of ticker_loop() (85_lifecycle.sql) keeps ticking, in ms. start() sets it to
+-- the period of the ticker job (1 s where pg_cron can schedule seconds, 1 min where it cannot);
+-- stop() sets it back, so a running loop ends within a second instead of finishing its minute.
+ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS ticker_loop_ms int NOT NULL DEFAULT 1000
+    CHECK (ticker_loop_ms BETWEEN 1000 AND 60000);
+-- Which scheduler start() or start_timetable() set up, and the ids of its jobs (NULL: none; the
+-- engine is ticked manually or from outside, a connector's ticker duty say).
+ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS scheduler text CHECK (scheduler IN ('pg_cron', 'pg_timetable'));
+ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS scheduler_job_ids bigint[];
 
 CREATE TABLE IF NOT EXISTS pgque.consumer (
     co_id   serial PRIMARY KEY,
@@ -83,6 +95,9 @@ ALTER TABLE pgque.tick ADD COLUMN IF NOT EXISTS tick_forced_ids bigint NOT NULL 
 
 CREATE SEQUENCE IF NOT EXISTS pgque.batch_id_seq;
 
+-- sub_role: 'normal' for a consumer of the core; a mode gives its rows another role
+-- (52_coop.sql: a cooperative group's cursor 'coop_main' and its members 'coop_member'). The core's
+-- plain calls handle only 'normal' rows themselves and ask the hooks in 50_batch.sql about the rest.
 CREATE TABLE IF NOT EXISTS pgque.subscription (
     sub_id        serial NOT NULL,
     sub_queue     int4 NOT NULL REFERENCES pgque.queue (queue_id),

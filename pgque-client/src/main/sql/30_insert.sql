@@ -3,8 +3,10 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
--- Producing: every path ends in pgque.insert_events_raw, which writes into the queue's active
+-- Producing: every path ends in pgque.event_insert_raw, which writes into the queue's active
 -- event table. Writer role.
+--
+-- Layer: core (README.md). Calls 20_queue.sql.
 
 -- Internal: the event table that new rows of the queue must go to.
 --
@@ -14,7 +16,7 @@
 -- switch: under READ COMMITTED each statement reads afresh; under REPEATABLE READ or
 -- SERIALIZABLE the row lock turns a stale read into a serialization failure (retry the
 -- transaction) instead of a row written to a table readers no longer scan.
-CREATE OR REPLACE FUNCTION pgque.active_event_table(i_queue_id int4)
+CREATE OR REPLACE FUNCTION pgque.event_active_table(i_queue_id int4)
 RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -34,8 +36,8 @@ $$;
 -- Internal: the one place that writes event rows. Ids are drawn in a block and handed out in
 -- ascending order of input position, so events sent together keep their order (ev_id order is
 -- delivery order inside a batch). Returns the ids aligned with the input arrays.
-CREATE OR REPLACE FUNCTION pgque.insert_events_raw(
-    i_queue pgque.queue, i_types text[], i_payloads text[],
+CREATE OR REPLACE FUNCTION pgque.event_insert_raw(
+    i_q pgque.queue, i_types text[], i_payloads text[],
     i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -45,36 +47,36 @@ BEGIN
     IF coalesce(cardinality(i_payloads), 0) = 0 THEN
         RETURN '{}'::bigint[];
     END IF;
-    v_ids := pgque.draw_event_ids(i_queue, cardinality(i_payloads));
-    PERFORM pgque.insert_event_rows(i_queue, v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4);
+    v_ids := pgque.event_draw_ids(i_q, cardinality(i_payloads));
+    PERFORM pgque.event_insert_rows(i_q, v_ids, i_types, i_payloads, i_extra1, i_extra2, i_extra3, i_extra4);
     RETURN v_ids;
 END
 $$;
 
 -- Internal: a block of n event ids of the queue, ascending. Drawing them before the rows exist
 -- lets producers that must record an id elsewhere (the idempotency claims) write it once.
-CREATE OR REPLACE FUNCTION pgque.draw_event_ids(i_queue pgque.queue, i_count int)
+CREATE OR REPLACE FUNCTION pgque.event_draw_ids(i_q pgque.queue, i_count int)
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    RETURN ARRAY(SELECT nextval(pgque.event_seq_name(i_queue.queue_id)::regclass) FROM generate_series(1, i_count) ORDER BY 1);
+    RETURN ARRAY(SELECT nextval(pgque.event_seq_name(i_q.queue_id)::regclass) FROM generate_series(1, i_count) ORDER BY 1);
 END
 $$;
 
 -- Internal: writes event rows with the given ids into the queue's active event table.
-CREATE OR REPLACE FUNCTION pgque.insert_event_rows(
-    i_queue pgque.queue, i_ids bigint[], i_types text[], i_payloads text[],
+CREATE OR REPLACE FUNCTION pgque.event_insert_rows(
+    i_q pgque.queue, i_ids bigint[], i_types text[], i_payloads text[],
     i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_table text;
 BEGIN
-    IF i_queue.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
+    IF i_q.queue_disable_insert AND current_setting('session_replication_role') <> 'replica' THEN
         RAISE EXCEPTION 'Insert into queue disallowed' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
-            DETAIL = format('Queue %s has disable_insert = true.', i_queue.queue_name);
+            DETAIL = format('Queue %s has disable_insert = true.', i_q.queue_name);
     END IF;
-    v_table := pgque.active_event_table(i_queue.queue_id);
+    v_table := pgque.event_active_table(i_q.queue_id);
     -- One unnest walks all the arrays side by side (a NULL array gives NULLs); subscripting a
     -- text array by position would walk it from the start for every row.
     EXECUTE format(
@@ -87,7 +89,7 @@ END
 $$;
 
 -- Internal: argument checks shared by the array forms.
-CREATE OR REPLACE FUNCTION pgque.check_event_arrays(
+CREATE OR REPLACE FUNCTION pgque.event_check_arrays(
     i_payloads text[], i_types text[], i_extra1 text[], i_extra2 text[], i_extra3 text[], i_extra4 text[])
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -117,7 +119,7 @@ CREATE OR REPLACE FUNCTION pgque.insert_event(queue_name text, ev_type text, ev_
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    RETURN (pgque.insert_events_raw(pgque.find_queue(queue_name), ARRAY[ev_type], ARRAY[ev_data],
+    RETURN (pgque.event_insert_raw(pgque.queue_row(queue_name), ARRAY[ev_type], ARRAY[ev_data],
             ARRAY[ev_extra1], ARRAY[ev_extra2], ARRAY[ev_extra3], ARRAY[ev_extra4]))[1];
 END
 $$;
@@ -179,20 +181,20 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     q pgque.queue;
 BEGIN
-    PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_extra2, i_extra3, i_extra4);
-    q := pgque.find_queue(i_queue);
-    RETURN pgque.insert_events_raw(q, i_types, i_payloads, i_partition_keys, i_extra2, i_extra3, i_extra4);
+    PERFORM pgque.event_check_arrays(i_payloads, i_types, i_partition_keys, i_extra2, i_extra3, i_extra4);
+    q := pgque.queue_row(i_queue);
+    RETURN pgque.event_insert_raw(q, i_types, i_payloads, i_partition_keys, i_extra2, i_extra3, i_extra4);
 END
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads text[]) RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pgque.check_event_arrays(payloads, NULL, NULL, NULL, NULL, NULL);
+    PERFORM pgque.event_check_arrays(payloads, NULL, NULL, NULL, NULL, NULL);
     IF cardinality(payloads) = 0 THEN
         RETURN '{}'::bigint[];
     END IF;
-    RETURN pgque.insert_events_raw(pgque.find_queue(queue_name),
+    RETURN pgque.event_insert_raw(pgque.queue_row(queue_name),
         array_fill(coalesce(type_name, 'default'), ARRAY[cardinality(payloads)]), payloads,
         NULL, NULL, NULL, NULL);
 END
@@ -223,12 +225,12 @@ CREATE OR REPLACE FUNCTION pgque.insert_event_bulk(queue_name text, ev_type text
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    q pgque.queue := pgque.find_queue(insert_event_bulk.queue_name);
+    q pgque.queue := pgque.queue_row(insert_event_bulk.queue_name);
 BEGIN
     IF coalesce(cardinality(ev_data_list), 0) = 0 THEN
         RETURN '{}'::bigint[];
     END IF;
-    RETURN pgque.insert_events_raw(q, array_fill(insert_event_bulk.ev_type, ARRAY[cardinality(ev_data_list)]),
+    RETURN pgque.event_insert_raw(q, array_fill(insert_event_bulk.ev_type, ARRAY[cardinality(ev_data_list)]),
                                    ev_data_list, NULL, NULL, NULL, NULL);
 END
 $$;

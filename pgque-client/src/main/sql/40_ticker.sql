@@ -3,7 +3,10 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
--- The ticker: a tick stores a snapshot; two consecutive ticks delimit a batch. Admin only.
+-- The ticker: a tick stores a snapshot; two consecutive ticks delimit a batch. Ticker role (forcing
+-- a tick and the four-argument ticker of an external tick source: admin).
+--
+-- Layer: core (README.md). Calls 20_queue.sql.
 
 -- PgQ's reading of a sequence: its last_value, whatever is_called says (a fresh sequence reads
 -- 1, as it does after its first nextval). The ticker counts new events with it, exactly as PgQ
@@ -21,7 +24,7 @@ END
 $$;
 
 -- Internal: write one tick for the queue and wake listeners. Unconditional.
-CREATE OR REPLACE FUNCTION pgque.insert_tick(i_queue_id int4)
+CREATE OR REPLACE FUNCTION pgque.tick_insert(i_queue_id int4)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -32,7 +35,7 @@ BEGIN
     -- two tickers; begin_resize's seal tick relies on it (no later tick may commit before it).
     -- The tickers' own lock (re-entrant for a ticker that already holds it): a second, separate
     -- lock taken in another order by another path could deadlock with it.
-    PERFORM pgque.lock_ticker(i_queue_id);
+    PERFORM pgque.tick_lock(i_queue_id);
     SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
     INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq, tick_forced_ids)
     VALUES (q.queue_id, nextval(pgque.tick_seq_name(q.queue_id)::regclass),
@@ -47,15 +50,12 @@ BEGIN
 END
 $$;
 
--- Replaced by the checks written out in each ticker function (each raises PgQ's own message).
-DROP FUNCTION IF EXISTS pgque.check_tickable(pgque.queue, boolean);
-
 -- Internal: serialises the tickers of one queue (pg_cron's ticker loop, a connector's ticker
 -- duty, an operator's call) until the caller commits. Without it two tickers could both decide
 -- to tick and commit their ticks with snapshots out of tick-id order, and a batch between them
 -- would hand out events again. An advisory lock, not a row lock: a producer's long
 -- REPEATABLE READ transaction holds a share lock on the queue row and must not stall ticking.
-CREATE OR REPLACE FUNCTION pgque.lock_ticker(i_queue_id int4)
+CREATE OR REPLACE FUNCTION pgque.tick_lock(i_queue_id int4)
 RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
@@ -77,7 +77,7 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'no such queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', i_queue_name);
     END IF;
-    PERFORM pgque.lock_ticker(q.queue_id);
+    PERFORM pgque.tick_lock(q.queue_id);
     -- Read after the lock: a ticker that waited sees the tick the other one made.
     SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
     IF q.queue_external_ticker THEN
@@ -91,7 +91,7 @@ BEGIN
 
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF NOT FOUND THEN
-        RETURN pgque.insert_tick(q.queue_id);
+        RETURN pgque.tick_insert(q.queue_id);
     END IF;
     IF pg_snapshot_xmin(v_last.tick_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) THEN
         RAISE EXCEPTION 'Invalid PgQ state: old xmin=%, old xmax=%, cur txid=%',
@@ -101,7 +101,7 @@ BEGIN
     END IF;
 
     IF q.queue_tick_requested THEN
-        RETURN pgque.insert_tick(q.queue_id);
+        RETURN pgque.tick_insert(q.queue_id);
     END IF;
     v_lag := now() - v_last.tick_time;
     v_new := pgque.seq_getval(pgque.event_seq_name(q.queue_id)) - v_last.tick_event_seq;
@@ -121,7 +121,7 @@ BEGIN
             RETURN NULL;
         END IF;
     END IF;
-    RETURN pgque.insert_tick(q.queue_id);
+    RETURN pgque.tick_insert(q.queue_id);
 END
 $$;
 
@@ -151,8 +151,8 @@ DECLARE
     q pgque.queue;
     v_last pgque.tick;
 BEGIN
-    q := pgque.find_queue(i_queue_name);
-    PERFORM pgque.lock_ticker(q.queue_id);
+    q := pgque.queue_row(i_queue_name);
+    PERFORM pgque.tick_lock(q.queue_id);
     IF NOT q.queue_external_ticker THEN
         RAISE EXCEPTION 'queue % is not configured for external ticker (set external_ticker = true first)', i_queue_name
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
@@ -201,7 +201,7 @@ BEGIN
         RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001';
     END IF;
     -- Under the tickers' lock: a tick records the sequence and the forced count together.
-    PERFORM pgque.lock_ticker(q.queue_id);
+    PERFORM pgque.tick_lock(q.queue_id);
     SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
     IF q.queue_external_ticker THEN
         RAISE EXCEPTION 'queue % is configured for external ticker; force_tick does not apply', i_queue_name
@@ -269,7 +269,7 @@ BEGIN
                 END IF;
             END IF;
             IF v_due THEN
-                v_tick := pgque.insert_tick(q.queue_id);
+                v_tick := pgque.tick_insert(q.queue_id);
             END IF;
         END IF;
         IF v_tick IS NOT NULL THEN
@@ -278,4 +278,18 @@ BEGIN
     END LOOP;
     RETURN v_count;
 END
+$$;
+
+-- The queue's events after its last tick, which no batch holds yet, and that tick's age: what a
+-- ticker that stopped leaves behind (get_queue_info's ev_new without the ids a forced tick
+-- drew). Definer: it reads the event sequence, which the readers of partition_slot_status may not.
+CREATE OR REPLACE FUNCTION pgque.tick_backlog(i_queue_id int4, OUT unticked_events bigint, OUT ticker_lag interval)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT greatest(pgque.seq_getval(pgque.event_seq_name(q.queue_id)) - q.queue_forced_ids
+                    - (t.tick_event_seq - t.tick_forced_ids), 0),
+           now() - t.tick_time
+      FROM pgque.queue q
+      LEFT JOIN LATERAL (SELECT tk.tick_event_seq, tk.tick_forced_ids, tk.tick_time FROM pgque.tick tk WHERE tk.tick_queue = q.queue_id
+                          ORDER BY tk.tick_id DESC LIMIT 1) t ON true
+     WHERE q.queue_id = i_queue_id
 $$;

@@ -4,12 +4,98 @@
 --
 
 -- Consuming: subscriptions, batches, and which events a batch holds. Reader role.
+--
+-- Layer: core (README.md). Calls 20_queue.sql. The modes above (52_coop.sql,
+-- 55_partition.sql to 60_resize.sql) build on these functions; where a plain call meets a row
+-- of a mode, or a batch a mode gates, the core asks one of the hooks below, never the mode.
+
+-- Hooks: the core's own answer is the body here; the one layer named with each replaces the
+-- body (CREATE OR REPLACE, same signature) with its own. The core asks them only about rows
+-- whose sub_role is not 'normal', or (the cap) about slot subscriptions, so a plain consumer
+-- pays no call for them.
+
+-- Hook, filled by 52_coop.sql: a plain call (i_call: 'next_batch' opening a batch, 'reposition'
+-- moving the cursor) on a subscription of another role. Raises to refuse the call, returns to
+-- let it go on. The core has no such rows, and refuses.
+CREATE OR REPLACE FUNCTION pgque.hook_refuse_plain(i_sub pgque.subscription, i_queue text, i_consumer text,
+    i_call text)
+RETURNS void
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RAISE EXCEPTION 'consumer % on queue % is not a plain consumer (role %)', i_consumer, i_queue, i_sub.sub_role
+        USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
+END
+$$;
+
+-- Hook, filled by 52_coop.sql: unregister_consumer of a subscription of another role, asked
+-- before its row is locked (a mode may lock other rows first) and again once it is. NULL lets
+-- the core remove the row as a plain one; a number is the call's result, the mode having done
+-- the work. The core has no such rows.
+CREATE OR REPLACE FUNCTION pgque.hook_unregister(i_sub pgque.subscription, i_queue text, i_consumer text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN NULL;
+END
+$$;
+
+-- Hook, filled by 52_coop.sql: the cursor a subscription of role i_role keeps when its batch
+-- i_batch_id, which ends at tick i_next_tick, is finished. Raises to refuse the finish. The core
+-- moves the cursor to the batch's end.
+CREATE OR REPLACE FUNCTION pgque.hook_closed_cursor(i_role text, i_next_tick bigint, i_batch_id bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN i_next_tick;
+END
+$$;
+
+-- Hook, filled by 55_partition.sql: the last tick a batch of slot subscription i_consumer (a
+-- name with #) may end at, NULL for no limit. STABLE: callers read it in the same expression
+-- that chooses the batch's end, so both see one snapshot. The core sets no limit.
+CREATE OR REPLACE FUNCTION pgque.hook_batch_end_cap(i_queue_id int4, i_consumer text)
+RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN NULL;
+END
+$$;
+
+-- Internal: the subscription of a consumer, locked for the rest of the transaction (this row
+-- lock is the receive lock), or NULL fields when the consumer is not subscribed.
+CREATE OR REPLACE FUNCTION pgque.sub_lock(i_queue_id int4, i_consumer text)
+RETURNS pgque.subscription
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+BEGIN
+    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer
+       FOR UPDATE OF sub;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    RETURN s;
+END
+$$;
+
+-- The hash slot of a partition key among n slots: sign-normalised, NULL key in slot 0.
+-- hashtextextended (not hashtext) because its values are stable across PostgreSQL majors.
+-- The core's, because a window can be read one hash class at a time (window_scan_rows below:
+-- a partition slot's share of it); producers may call it too. No SET clause and fully qualified
+-- names, so the planner can inline it into batch reads (the scans call it from dynamic SQL).
+CREATE OR REPLACE FUNCTION pgque.slot_of(i_key text, i_n int)
+RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN i_key IS NULL THEN 0
+                ELSE ((pg_catalog.hashtextextended(i_key, 0) % i_n + i_n) % i_n)::int END
+$$;
 
 -- Internal: refuses a partition slot's subscription name ("<consumer>#<k>/<N>") in a plain
 -- call. A slot is read, acked and retried only under its lease (the *_partitioned functions);
 -- a plain call would go around it: open the slot's batch with no lease, read every hash class
 -- of its window, or ack events the lease holder never saw.
-CREATE OR REPLACE FUNCTION pgque.refuse_slot_name(i_consumer text, i_use text)
+CREATE OR REPLACE FUNCTION pgque.sub_refuse_slot(i_consumer text, i_use text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
@@ -20,8 +106,8 @@ BEGIN
 END
 $$;
 
--- Internal: refuses a plain call on a partition slot's batch (see refuse_slot_name).
-CREATE OR REPLACE FUNCTION pgque.refuse_slot_batch(i_batch_id bigint, i_use text)
+-- Internal: refuses a plain call on a partition slot's batch (see sub_refuse_slot).
+CREATE OR REPLACE FUNCTION pgque.batch_refuse_slot(i_batch_id bigint, i_use text)
 RETURNS void
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -38,52 +124,53 @@ CREATE OR REPLACE FUNCTION pgque.register_consumer_at(x_queue_name text, x_consu
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pgque.refuse_slot_name(x_consumer_name, 'pgque.subscribe_partitioned()');
-    RETURN pgque.register_subscription(x_queue_name, x_consumer_name, x_tick_pos);
+    PERFORM pgque.sub_refuse_slot(x_consumer_name, 'pgque.subscribe_partitioned()');
+    RETURN pgque.sub_register(x_queue_name, x_consumer_name, x_tick_pos);
 END
 $$;
 
 -- Internal: register_consumer_at for any name, slots included (their own set-up calls it).
-CREATE OR REPLACE FUNCTION pgque.register_subscription(x_queue_name text, x_consumer_name text, x_tick_pos bigint)
+CREATE OR REPLACE FUNCTION pgque.sub_register(i_queue text, i_consumer text, i_tick_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
+    s pgque.subscription;
     v_co int4;
     v_tick bigint;
 BEGIN
-    SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name;
+    SELECT * INTO q FROM pgque.queue WHERE queue_name = i_queue;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'Event queue not created yet' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', x_queue_name);
+        RAISE EXCEPTION 'Event queue not created yet' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', i_queue);
     END IF;
-    IF x_consumer_name IS NULL OR x_consumer_name = '' THEN
+    IF i_consumer IS NULL OR i_consumer = '' THEN
         RAISE EXCEPTION 'consumer name must not be null or empty' USING ERRCODE = '22023';
     END IF;
-    IF x_tick_pos IS NULL THEN
+    IF i_tick_id IS NULL THEN
         SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
         IF v_tick IS NULL THEN
             RAISE EXCEPTION 'No ticks for this queue.  Please run ticker on database.' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
-                DETAIL = format('queue: %s', x_queue_name);
+                DETAIL = format('queue: %s', i_queue);
         END IF;
     ELSE
-        SELECT tick_id INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = x_tick_pos;
+        SELECT tick_id INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = i_tick_id;
         IF NOT FOUND THEN
-            RAISE EXCEPTION 'cannot reposition, tick not found: %', x_tick_pos USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
-                DETAIL = format('Queue %s has no tick %s (any more).', x_queue_name, x_tick_pos);
+            RAISE EXCEPTION 'cannot reposition, tick not found: %', i_tick_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
+                DETAIL = format('Queue %s has no tick %s (any more).', i_queue, i_tick_id);
         END IF;
     END IF;
-    INSERT INTO pgque.consumer (co_name) VALUES (x_consumer_name) ON CONFLICT (co_name) DO NOTHING;
-    SELECT co_id INTO v_co FROM pgque.consumer WHERE co_name = x_consumer_name;
+    INSERT INTO pgque.consumer (co_name) VALUES (i_consumer) ON CONFLICT (co_name) DO NOTHING;
+    SELECT co_id INTO v_co FROM pgque.consumer WHERE co_name = i_consumer;
     INSERT INTO pgque.subscription (sub_queue, sub_consumer, sub_last_tick)
     VALUES (q.queue_id, v_co, v_tick)
     ON CONFLICT (sub_queue, sub_consumer) DO NOTHING;
     IF FOUND THEN
         RETURN 1;
     END IF;
-    IF x_tick_pos IS NOT NULL THEN
-        IF pgque.coop_role(q.queue_id, x_consumer_name) = 'coop_member' THEN
-            RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; reposition its main consumer instead',
-                x_consumer_name, x_queue_name USING ERRCODE = 'PQ009';
+    IF i_tick_id IS NOT NULL THEN
+        SELECT * INTO s FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = v_co;
+        IF s.sub_role <> 'normal' THEN
+            PERFORM pgque.hook_refuse_plain(s, i_queue, i_consumer, 'reposition');
         END IF;
         -- Reposition an existing subscription; its open batch, if any, is abandoned.
         UPDATE pgque.subscription
@@ -104,15 +191,15 @@ CREATE OR REPLACE FUNCTION pgque.unregister_consumer(x_queue_name text, x_consum
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pgque.refuse_slot_name(x_consumer_name, 'pgque.unsubscribe_partitioned() or pgque.unsubscribe_slot()');
-    RETURN pgque.unregister_subscription(x_queue_name, x_consumer_name);
+    PERFORM pgque.sub_refuse_slot(x_consumer_name, 'pgque.unsubscribe_partitioned() or pgque.unsubscribe_slot()');
+    RETURN pgque.sub_unregister(x_queue_name, x_consumer_name);
 END
 $$;
 
 -- Internal: the consumer row goes when nothing refers to it any more: no subscription, and no
 -- dead letter (dead letters are evidence; they keep their consumer row, and a consumer that
 -- subscribes again under the name finds them).
-CREATE OR REPLACE FUNCTION pgque.forget_consumer(i_co_id int4)
+CREATE OR REPLACE FUNCTION pgque.consumer_forget(i_co_id int4)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
@@ -124,30 +211,37 @@ END
 $$;
 
 -- Internal: unregister_consumer for any name, slots included.
-CREATE OR REPLACE FUNCTION pgque.unregister_subscription(x_queue_name text, x_consumer_name text)
+CREATE OR REPLACE FUNCTION pgque.sub_unregister(i_queue text, i_consumer text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    q pgque.queue;
+    q pgque.queue := pgque.queue_row(i_queue);
     s pgque.subscription;
+    v_done integer;
 BEGIN
-    q := pgque.find_queue(x_queue_name);
-    -- Cooperative rows have their own rules (and lock order: main before member).
-    IF pgque.coop_role(q.queue_id, x_consumer_name) = 'coop_member' THEN
-        RETURN pgque.coop_unregister_member(x_queue_name, x_consumer_name, 0);
+    -- A row of a mode goes to the mode's hook, before its lock is taken here (a mode may lock
+    -- other rows first) and again once it is held (the row may have become the mode's meanwhile).
+    SELECT sub.* INTO s FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
+     WHERE sub.sub_queue = q.queue_id AND c.co_name = i_consumer;
+    IF s.sub_role <> 'normal' THEN
+        v_done := pgque.hook_unregister(s, i_queue, i_consumer);
+        IF v_done IS NOT NULL THEN
+            RETURN v_done;
+        END IF;
     END IF;
-    s := pgque.lock_subscription(q.queue_id, x_consumer_name);
+    s := pgque.sub_lock(q.queue_id, i_consumer);
     IF s.sub_id IS NULL THEN
         RETURN 0;
     END IF;
-    IF s.sub_role = 'coop_main' AND pgque.coop_has_members(s) THEN
-        RAISE EXCEPTION 'cannot unregister cooperative main consumer with registered subconsumers'
-            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
-                  HINT = 'unregister each subconsumer with pgque.unregister_subconsumer() first';
+    IF s.sub_role <> 'normal' THEN
+        v_done := pgque.hook_unregister(s, i_queue, i_consumer);
+        IF v_done IS NOT NULL THEN
+            RETURN v_done;
+        END IF;
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
-    PERFORM pgque.forget_consumer(s.sub_consumer);
+    PERFORM pgque.consumer_forget(s.sub_consumer);
     RETURN 1;
 END
 $$;
@@ -178,8 +272,8 @@ $$;
 
 -- Internal: the tick that ends the next batch after cursor tick i_last (NULL fields when there
 -- is none yet): the first later tick, or with i_min_count / i_min_interval the first one far
--- enough from the cursor, never younger than i_min_lag. Shared by plain and cooperative batches.
-CREATE OR REPLACE FUNCTION pgque.find_next_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
+-- enough from the cursor, never younger than i_min_lag. The modes' batches end here too.
+CREATE OR REPLACE FUNCTION pgque.batch_next_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
     i_min_interval interval)
 RETURNS pgque.tick
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -206,7 +300,7 @@ $$;
 -- nor younger than i_min_lag; i_first when even the next tick ends a larger window. A reader
 -- that fell several ticks behind takes them as one batch: it catches up in one read-send-ack
 -- cycle per window rather than one per tick.
-CREATE OR REPLACE FUNCTION pgque.find_window_tick(i_last pgque.tick, i_first pgque.tick, i_window_events bigint,
+CREATE OR REPLACE FUNCTION pgque.batch_window_tick(i_last pgque.tick, i_first pgque.tick, i_window_events bigint,
     i_cap bigint, i_min_lag interval)
 RETURNS pgque.tick
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -224,30 +318,30 @@ BEGIN
 END
 $$;
 
--- Internal: the tick that ends the next batch after cursor tick i_last (find_next_tick), NULL
+-- Internal: the tick that ends the next batch after cursor tick i_last (batch_next_tick), NULL
 -- when there is none yet or it lies past i_cap (a resize's seal: then none before it qualifies
--- either); with i_window_events as many ticks as that window holds (find_window_tick). Opening a
+-- either); with i_window_events as many ticks as that window holds (batch_window_tick). Opening a
 -- batch and reading one ahead choose its end here, so a batch read ahead ends where it will.
-CREATE OR REPLACE FUNCTION pgque.next_batch_end(i_last pgque.tick, i_min_lag interval, i_min_count int4,
+CREATE OR REPLACE FUNCTION pgque.batch_end_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
     i_min_interval interval, i_cap bigint, i_window_events bigint)
 RETURNS pgque.tick
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_next pgque.tick := pgque.find_next_tick(i_last, i_min_lag, i_min_count, i_min_interval);
+    v_next pgque.tick := pgque.batch_next_tick(i_last, i_min_lag, i_min_count, i_min_interval);
 BEGIN
     IF v_next.tick_id IS NULL OR v_next.tick_id > i_cap THEN
         RETURN NULL;
     END IF;
     IF i_window_events IS NOT NULL THEN
-        RETURN pgque.find_window_tick(i_last, v_next, i_window_events, i_cap, i_min_lag);
+        RETURN pgque.batch_window_tick(i_last, v_next, i_window_events, i_cap, i_min_lag);
     END IF;
     RETURN v_next;
 END
 $$;
 
 -- Internal: next_batch_custom, and with i_window_events a batch over as many ticks as the
--- window holds (find_window_tick) when the consumer is behind by more than one.
-CREATE OR REPLACE FUNCTION pgque.open_batch(i_queue_name text, i_consumer_name text,
+-- window holds (batch_window_tick) when the consumer is behind by more than one.
+CREATE OR REPLACE FUNCTION pgque.batch_open(i_queue text, i_consumer text,
     i_min_lag interval, i_min_count int4, i_min_interval interval, i_window_events bigint,
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
@@ -259,15 +353,17 @@ DECLARE
     v_last pgque.tick;
     v_next pgque.tick;
 BEGIN
-    q := pgque.find_queue(i_queue_name);
-    s := pgque.lock_subscription(q.queue_id, i_consumer_name);
+    q := pgque.queue_row(i_queue);
+    s := pgque.sub_lock(q.queue_id, i_consumer);
     IF s.sub_id IS NULL THEN
-        RAISE EXCEPTION 'Not subscriber to queue: %/%', i_queue_name, i_consumer_name USING ERRCODE = 'PQ002';
+        RAISE EXCEPTION 'Not subscriber to queue: %/%', i_queue, i_consumer USING ERRCODE = 'PQ002';
     END IF;
-    PERFORM pgque.coop_refuse_legacy(s, i_queue_name, i_consumer_name);
+    IF s.sub_role <> 'normal' THEN
+        PERFORM pgque.hook_refuse_plain(s, i_queue, i_consumer, 'next_batch');
+    END IF;
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_last_tick;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'PgQ corruption: Consumer % on queue % does not see tick %', i_consumer_name, i_queue_name, s.sub_last_tick
+        RAISE EXCEPTION 'PgQ corruption: Consumer % on queue % does not see tick %', i_consumer, i_queue, s.sub_last_tick
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000', DETAIL = 'The tick at the consumer''s position no longer exists.';
     END IF;
     prev_tick_id := v_last.tick_id;
@@ -278,14 +374,13 @@ BEGIN
         SELECT * INTO v_next FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = s.sub_next_tick;
         batch_id := s.sub_batch;
     ELSE
-        -- A slot of a consumer being resized opens no batch past the seal tick (56_resize.sql).
-        -- The cap and the batch end are read in one expression, so from one snapshot (the
-        -- functions are STABLE): read apart, a begin_resize and one more tick committing in
-        -- between would leave this slot without the cap and with a tick past the seal to end
-        -- its batch at.
-        v_next := pgque.next_batch_end(v_last, i_min_lag, i_min_count, i_min_interval,
-                                       CASE WHEN position('#' IN i_consumer_name) > 0
-                                            THEN pgque.resize_tick_cap(q.queue_id, i_consumer_name) END,
+        -- A slot's batch may be capped (hook_batch_end_cap: a resize's seal). The cap and the
+        -- batch end are read in one expression, so from one snapshot (the functions are
+        -- STABLE): read apart, a begin_resize and one more tick committing in between would
+        -- leave this slot without the cap and with a tick past the seal to end its batch at.
+        v_next := pgque.batch_end_tick(v_last, i_min_lag, i_min_count, i_min_interval,
+                                       CASE WHEN position('#' IN i_consumer) > 0
+                                            THEN pgque.hook_batch_end_cap(q.queue_id, i_consumer) END,
                                        i_window_events);
         IF v_next.tick_id IS NULL THEN
             RETURN;
@@ -311,10 +406,10 @@ CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue_name text, i_consumer
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pgque.refuse_slot_name(i_consumer_name, 'pgque.receive_partitioned()');
+    PERFORM pgque.sub_refuse_slot(i_consumer_name, 'pgque.receive_partitioned()');
     SELECT * INTO batch_id, cur_tick_id, prev_tick_id, cur_tick_time, prev_tick_time, cur_tick_event_seq,
                   prev_tick_event_seq
-      FROM pgque.open_batch(i_queue_name, i_consumer_name, i_min_lag, i_min_count, i_min_interval, NULL);
+      FROM pgque.batch_open(i_queue_name, i_consumer_name, i_min_lag, i_min_count, i_min_interval, NULL);
 END
 $$;
 
@@ -351,13 +446,13 @@ $$;
 -- committed late. Candidates are found through the ev_txid index: every txid from xmax(S1) up to
 -- xmax(S2), plus the transactions still in progress at S1. Which events those are is fixed once
 -- the later tick exists, whoever reads them and whenever.
-CREATE OR REPLACE FUNCTION pgque.window_scan_sql(i_queue pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
+CREATE OR REPLACE FUNCTION pgque.window_scan_sql(i_q pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
     i_snap2 pg_snapshot, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_message_batch bigint,
     i_also bigint[] DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    RETURN pgque.window_scan_rows(i_queue, i_sub_id, i_snap1, i_snap2, i_after_ev_id, i_slot, i_n, i_message_batch,
+    RETURN pgque.window_scan_rows(i_q, i_sub_id, i_snap1, i_snap2, i_after_ev_id, i_slot, i_n, i_message_batch,
                                   i_also)
            || ' ORDER BY 1' || CASE WHEN i_limit IS NULL THEN '' ELSE ' LIMIT ' || i_limit END;
 END
@@ -365,7 +460,7 @@ $$;
 
 -- Internal: window_scan_sql's query without its order and limit: the window's rows in the order
 -- the scan meets them.
-CREATE OR REPLACE FUNCTION pgque.window_scan_rows(i_queue pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
+CREATE OR REPLACE FUNCTION pgque.window_scan_rows(i_q pgque.queue, i_sub_id int4, i_snap1 pg_snapshot,
     i_snap2 pg_snapshot, i_after_ev_id bigint, i_slot int, i_n int, i_message_batch bigint, i_also bigint[])
 RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -389,7 +484,7 @@ BEGIN
     IF i_n IS NOT NULL AND i_n > 1 THEN
         v_filter := v_filter || format(' AND pgque.slot_of(e.ev_extra1, %s) = %s', i_n, i_slot);
     END IF;
-    RETURN pgque.window_scan_select(i_queue, i_snap1, i_snap2, v_columns, v_filter);
+    RETURN pgque.window_scan_select(i_q, i_snap1, i_snap2, v_columns, v_filter);
 END
 $$;
 
@@ -408,7 +503,7 @@ $$;
 -- Internal: SELECT i_columns over the event rows e of the window between the ticks with
 -- snapshots i_snap1 and i_snap2 that also satisfy i_filter, from every event table that can hold
 -- them (see window_scan_sql), in the order the scan meets them.
-CREATE OR REPLACE FUNCTION pgque.window_scan_select(i_queue pgque.queue, i_snap1 pg_snapshot, i_snap2 pg_snapshot,
+CREATE OR REPLACE FUNCTION pgque.window_scan_select(i_q pgque.queue, i_snap1 pg_snapshot, i_snap2 pg_snapshot,
     i_columns text, i_filter text)
 RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -422,15 +517,15 @@ BEGIN
     -- the switch is settled only the current one, in between both.
     v_tx_min := pg_snapshot_xmin(i_snap1)::text::bigint;
     v_tx_max := pg_snapshot_xmax(i_snap2)::text::bigint;
-    IF v_tx_max < i_queue.queue_switch_step1 THEN
-        v_tables := ARRAY[pgque.event_table_name(i_queue.queue_id,
-                              (i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
-    ELSIF i_queue.queue_switch_step2 IS NOT NULL AND v_tx_min > i_queue.queue_switch_step2 THEN
-        v_tables := ARRAY[pgque.event_table_name(i_queue.queue_id, i_queue.queue_cur_table)];
+    IF v_tx_max < i_q.queue_switch_step1 THEN
+        v_tables := ARRAY[pgque.event_table_name(i_q.queue_id,
+                              (i_q.queue_cur_table + i_q.queue_ntables - 1) % i_q.queue_ntables)];
+    ELSIF i_q.queue_switch_step2 IS NOT NULL AND v_tx_min > i_q.queue_switch_step2 THEN
+        v_tables := ARRAY[pgque.event_table_name(i_q.queue_id, i_q.queue_cur_table)];
     ELSE
-        v_tables := ARRAY[pgque.event_table_name(i_queue.queue_id, i_queue.queue_cur_table),
-                          pgque.event_table_name(i_queue.queue_id,
-                              (i_queue.queue_cur_table + i_queue.queue_ntables - 1) % i_queue.queue_ntables)];
+        v_tables := ARRAY[pgque.event_table_name(i_q.queue_id, i_q.queue_cur_table),
+                          pgque.event_table_name(i_q.queue_id,
+                              (i_q.queue_cur_table + i_q.queue_ntables - 1) % i_q.queue_ntables)];
     END IF;
 
     v_filter := format(
@@ -487,7 +582,7 @@ RETURNS TABLE (ev_id bigint, ev_time timestamptz, ev_txid bigint, ev_retry int4,
                ev_extra1 text, ev_extra2 text, ev_extra3 text, ev_extra4 text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pgque.refuse_slot_batch(x_batch_id, 'pgque.read_batch_partitioned()');
+    PERFORM pgque.batch_refuse_slot(x_batch_id, 'pgque.read_batch_partitioned()');
     RETURN QUERY
     SELECT r.ev_id, r.ev_time, r.ev_txid::text::bigint, r.ev_retry, r.ev_type, r.ev_data,
            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4
@@ -510,13 +605,13 @@ $$;
 -- Internal: the first page of a freshly opened (or re-issued) batch. A batch with nothing to
 -- hand out -- for a slot: nothing of its hash class -- is finished at once, so the cursor keeps
 -- moving and no batch id is left dangling.
-CREATE OR REPLACE FUNCTION pgque.first_page(i_batch_id bigint, i_limit int, i_slot int, i_n int)
+CREATE OR REPLACE FUNCTION pgque.batch_first_page(i_batch_id bigint, i_limit int, i_slot int, i_n int)
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     RETURN QUERY SELECT * FROM pgque.batch_messages(i_batch_id, NULL, i_limit, i_slot, i_n);
     IF NOT FOUND THEN
-        PERFORM pgque.close_batch(i_batch_id);
+        PERFORM pgque.batch_close(i_batch_id);
     END IF;
 END
 $$;
@@ -525,32 +620,25 @@ CREATE OR REPLACE FUNCTION pgque.finish_batch(x_batch_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pgque.refuse_slot_batch(x_batch_id, 'pgque.ack_partitioned()');
-    RETURN pgque.close_batch(x_batch_id);
+    PERFORM pgque.batch_refuse_slot(x_batch_id, 'pgque.ack_partitioned()');
+    RETURN pgque.batch_close(x_batch_id);
 END
 $$;
 
 -- Internal: finish_batch for any batch, slots' included (their lease is checked by the caller).
-CREATE OR REPLACE FUNCTION pgque.close_batch(x_batch_id bigint)
+-- The cursor moves to the batch's end; a row of a mode keeps what its hook says.
+CREATE OR REPLACE FUNCTION pgque.batch_close(i_batch_id bigint)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-DECLARE
-    v_role text;
 BEGIN
-    -- A cooperative member only gives its window back: the group cursor (on the main row)
-    -- moved past the window when it was handed out.
     UPDATE pgque.subscription
-       SET sub_last_tick = CASE WHEN sub_role = 'coop_member' THEN NULL ELSE sub_next_tick END,
+       SET sub_last_tick = CASE WHEN sub_role = 'normal' THEN sub_next_tick
+                                ELSE pgque.hook_closed_cursor(sub_role, sub_next_tick, i_batch_id) END,
            sub_next_tick = NULL, sub_batch = NULL, sub_active = now()
-     WHERE sub_batch = x_batch_id
-    RETURNING sub_role INTO v_role;
+     WHERE sub_batch = i_batch_id;
     IF NOT FOUND THEN
-        RAISE WARNING 'finish_batch: batch % not found', x_batch_id;
+        RAISE WARNING 'finish_batch: batch % not found', i_batch_id;
         RETURN 0;
-    END IF;
-    IF v_role = 'coop_main' THEN
-        RAISE EXCEPTION 'cannot finish cooperative main consumer batch % as normal active consumer', x_batch_id
-            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
     END IF;
     RETURN 1;
 END
@@ -584,7 +672,7 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max_return, NULL, NULL);
+    RETURN QUERY SELECT * FROM pgque.batch_first_page(v_batch, i_max_return, NULL, NULL);
 END
 $$;
 
@@ -619,6 +707,6 @@ BEGIN
         RAISE EXCEPTION 'batch % belongs to partition slot consumer %; use pgque.ack_partitioned()', i_batch_id, v_consumer
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
-    RETURN pgque.close_batch(i_batch_id);
+    RETURN pgque.batch_close(i_batch_id);
 END
 $$;

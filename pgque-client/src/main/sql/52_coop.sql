@@ -6,19 +6,97 @@
 -- Cooperative consumers (experimental): one logical consumer's stream split across a pool of
 -- workers, each tick window to exactly one of them. Reader role.
 --
--- No table of its own. The main row (consumer C, sub_role 'coop_main') holds the group cursor
--- and never a batch; each member row (consumer "C.S", sub_role 'coop_member') shares the main's
--- sub_id -- so retry copies and batch reads work for the whole group -- and holds a tick window
--- only while it has a batch open. Lock order everywhere: main, then the calling member, then a
--- victim member (taken with SKIP LOCKED, so never waited for).
+-- Layer: mode (README.md). Calls the core (20_queue.sql to 51_retry.sql) and fills its hooks
+-- hook_refuse_plain, hook_unregister, hook_closed_cursor (50_batch.sql) and
+-- hook_dead_letter_consumer (51_retry.sql).
+--
+-- No table of its own: its state is the role of a subscription row (sub_role, 10_tables.sql).
+-- The main row (consumer C, sub_role 'coop_main') holds the group cursor and never a batch; each
+-- member row (consumer "C.S", sub_role 'coop_member') shares the main's sub_id -- so retry copies
+-- and batch reads work for the whole group -- and holds a tick window only while it has a batch
+-- open. Lock order everywhere: main, then the calling member, then a victim member (taken with
+-- SKIP LOCKED, so never waited for).
 
--- Internal: the role of a subscription, read without locking (NULL when not subscribed).
-CREATE OR REPLACE FUNCTION pgque.coop_role(i_queue_id int4, i_consumer_name text)
-RETURNS text
+-- Fills hook_refuse_plain (50_batch.sql): a main opens no batch of its own, a member none through
+-- the plain API, and a member has no cursor to reposition (its main has).
+CREATE OR REPLACE FUNCTION pgque.hook_refuse_plain(i_sub pgque.subscription, i_queue text, i_consumer text,
+    i_call text)
+RETURNS void
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    RETURN (SELECT sub.sub_role FROM pgque.subscription sub JOIN pgque.consumer c ON c.co_id = sub.sub_consumer
-             WHERE sub.sub_queue = i_queue_id AND c.co_name = i_consumer_name);
+    IF i_call = 'reposition' THEN
+        IF i_sub.sub_role = 'coop_member' THEN
+            RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; reposition its main consumer instead',
+                i_consumer, i_queue USING ERRCODE = 'PQ009';
+        END IF;
+    ELSIF i_sub.sub_role = 'coop_main' THEN
+        RAISE EXCEPTION 'consumer % on queue % is a cooperative main consumer; use cooperative receive/next_batch with a subconsumer',
+            i_consumer, i_queue
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
+                  HINT = format('call pgque.receive_coop(%L, %L, <subconsumer>) or pgque.next_batch(%L, %L, <subconsumer>)',
+                                i_queue, i_consumer, i_queue, i_consumer);
+    ELSIF i_sub.sub_role = 'coop_member' THEN
+        RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; use receive_coop / next_batch (cooperative form) instead of the legacy 5-arg next_batch_custom',
+            i_consumer, i_queue
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
+                  HINT = format('call pgque.receive_coop(%L, %L, %L)', i_queue,
+                                split_part(i_consumer, '.', 1),
+                                substr(i_consumer, position('.' IN i_consumer) + 1));
+    END IF;
+END
+$$;
+
+-- Fills hook_unregister (50_batch.sql): a member leaves through unregister_subconsumer (its main
+-- locked first); a main goes as a plain row once its last member has left, checked here with
+-- the main locked, so no member can register before the core removes it.
+CREATE OR REPLACE FUNCTION pgque.hook_unregister(i_sub pgque.subscription, i_queue text, i_consumer text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    m pgque.subscription;
+BEGIN
+    IF i_sub.sub_role = 'coop_member' THEN
+        RETURN pgque.coop_unregister_member(i_queue, i_consumer, 0);
+    END IF;
+    m := pgque.sub_lock(i_sub.sub_queue, i_consumer);
+    IF m.sub_role = 'coop_main' AND pgque.coop_has_members(m) THEN
+        RAISE EXCEPTION 'cannot unregister cooperative main consumer with registered subconsumers'
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
+                  HINT = 'unregister each subconsumer with pgque.unregister_subconsumer() first';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- Fills hook_closed_cursor (50_batch.sql): a member only gives its window back (the group cursor,
+-- on the main row, moved past the window when it was handed out); a main never holds a batch.
+CREATE OR REPLACE FUNCTION pgque.hook_closed_cursor(i_role text, i_next_tick bigint, i_batch_id bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF i_role = 'coop_member' THEN
+        RETURN NULL;
+    END IF;
+    IF i_role = 'coop_main' THEN
+        RAISE EXCEPTION 'cannot finish cooperative main consumer batch % as normal active consumer', i_batch_id
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
+    END IF;
+    RETURN i_next_tick;
+END
+$$;
+
+-- Fills hook_dead_letter_consumer (51_retry.sql): a member's dead letters go to its main, so
+-- they outlive the member.
+CREATE OR REPLACE FUNCTION pgque.hook_dead_letter_consumer(i_sub pgque.subscription)
+RETURNS int4
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF i_sub.sub_role = 'coop_member' THEN
+        RETURN coalesce((SELECT m.sub_consumer FROM pgque.subscription m
+                          WHERE m.sub_queue = i_sub.sub_queue AND m.sub_id = i_sub.sub_id AND m.sub_role = 'coop_main'),
+                        i_sub.sub_consumer);
+    END IF;
+    RETURN i_sub.sub_consumer;
 END
 $$;
 
@@ -29,43 +107,6 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg
 BEGIN
     RETURN EXISTS (SELECT 1 FROM pgque.subscription m
                     WHERE m.sub_queue = i_main.sub_queue AND m.sub_id = i_main.sub_id AND m.sub_role = 'coop_member');
-END
-$$;
-
--- Internal: the consumer a subscription's dead letters belong to. A member's go to its main, so
--- they outlive the member (dead letters cascade away with their consumer row).
-CREATE OR REPLACE FUNCTION pgque.coop_group_consumer(s pgque.subscription)
-RETURNS int4
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-BEGIN
-    IF s.sub_role = 'coop_member' THEN
-        RETURN coalesce((SELECT m.sub_consumer FROM pgque.subscription m
-                          WHERE m.sub_queue = s.sub_queue AND m.sub_id = s.sub_id AND m.sub_role = 'coop_main'),
-                        s.sub_consumer);
-    END IF;
-    RETURN s.sub_consumer;
-END
-$$;
-
--- Internal: refuses the plain batch API on cooperative rows, saying what to call instead.
-CREATE OR REPLACE FUNCTION pgque.coop_refuse_legacy(s pgque.subscription, i_queue_name text, i_consumer_name text)
-RETURNS void
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-BEGIN
-    IF s.sub_role = 'coop_main' THEN
-        RAISE EXCEPTION 'consumer % on queue % is a cooperative main consumer; use cooperative receive/next_batch with a subconsumer',
-            i_consumer_name, i_queue_name
-            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
-                  HINT = format('call pgque.receive_coop(%L, %L, <subconsumer>) or pgque.next_batch(%L, %L, <subconsumer>)',
-                                i_queue_name, i_consumer_name, i_queue_name, i_consumer_name);
-    ELSIF s.sub_role = 'coop_member' THEN
-        RAISE EXCEPTION 'consumer % on queue % is a cooperative subconsumer; use receive_coop / next_batch (cooperative form) instead of the legacy 5-arg next_batch_custom',
-            i_consumer_name, i_queue_name
-            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009',
-                  HINT = format('call pgque.receive_coop(%L, %L, %L)', i_queue_name,
-                                split_part(i_consumer_name, '.', 1),
-                                substr(i_consumer_name, position('.' IN i_consumer_name) + 1));
-    END IF;
 END
 $$;
 
@@ -104,7 +145,7 @@ RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
-    q pgque.queue := pgque.find_queue(i_queue);
+    q pgque.queue := pgque.queue_row(i_queue);
     m pgque.subscription;
     s pgque.subscription;
     v_co int4;
@@ -112,7 +153,7 @@ DECLARE
 BEGIN
     -- The main: created (at the newest tick) as a plain subscription, then given its role.
     v_created := pgque.register_consumer(i_queue, i_consumer);
-    m := pgque.lock_subscription(q.queue_id, i_consumer);
+    m := pgque.sub_lock(q.queue_id, i_consumer);
     IF v_created = 0 AND m.sub_role = 'normal' THEN
         IF NOT coalesce(i_convert_normal, false) AND NOT m.sub_was_coop_main THEN
             RAISE EXCEPTION 'consumer % on queue % is already a normal consumer; explicit conversion is required', i_consumer, i_queue
@@ -158,20 +199,20 @@ $$;
 
 -- Internal: a member's open window through the nack policy, all events at once: dead letter
 -- (attributed to the main) once retried max_retries times, otherwise retry in 60 seconds.
-CREATE OR REPLACE FUNCTION pgque.coop_nack_window(s pgque.subscription, i_reason text)
+CREATE OR REPLACE FUNCTION pgque.coop_nack_window(i_sub pgque.subscription, i_reason text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_max int4;
     v_count int;
 BEGIN
-    SELECT coalesce(queue_max_retries, 5) INTO v_max FROM pgque.queue WHERE queue_id = s.sub_queue;
+    SELECT coalesce(queue_max_retries, 5) INTO v_max FROM pgque.queue WHERE queue_id = i_sub.sub_queue;
     WITH e AS MATERIALIZED (
-             SELECT * FROM pgque.batch_event_rows(s.sub_batch, NULL, NULL, NULL, NULL)),
+             SELECT * FROM pgque.batch_event_rows(i_sub.sub_batch, NULL, NULL, NULL, NULL)),
          dead AS (
              INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
                                             ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-             SELECT s.sub_queue, pgque.coop_group_consumer(s), i_reason, e.ev_id, e.ev_time, e.ev_txid, e.ev_retry,
+             SELECT i_sub.sub_queue, pgque.hook_dead_letter_consumer(i_sub), i_reason, e.ev_id, e.ev_time, e.ev_txid, e.ev_retry,
                     e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
                FROM e WHERE coalesce(e.ev_retry, 0) >= v_max
              ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING
@@ -179,7 +220,7 @@ BEGIN
          retried AS (
              INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
                                             ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-             SELECT now() + interval '60 seconds', s.sub_queue, e.ev_id, e.ev_time, NULL, s.sub_id,
+             SELECT now() + interval '60 seconds', i_sub.sub_queue, e.ev_id, e.ev_time, NULL, i_sub.sub_id,
                     coalesce(e.ev_retry, 0) + 1,
                     e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
                FROM e WHERE coalesce(e.ev_retry, 0) < v_max
@@ -204,12 +245,12 @@ BEGIN
         RAISE EXCEPTION 'unsupported batch_handling value: %', i_batch_handling
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = '0 refuses a member with an open batch, 1 sends its events through the nack policy';
     END IF;
-    q := pgque.find_queue(i_queue);
-    m := pgque.lock_subscription(q.queue_id, i_consumer);
+    q := pgque.queue_row(i_queue);
+    m := pgque.sub_lock(q.queue_id, i_consumer);
     IF m.sub_role IS DISTINCT FROM 'coop_main' THEN
         RETURN 0;
     END IF;
-    s := pgque.lock_subscription(q.queue_id, v_member);
+    s := pgque.sub_lock(q.queue_id, v_member);
     IF s.sub_role IS DISTINCT FROM 'coop_member' OR s.sub_id <> m.sub_id THEN
         RETURN 0;
     END IF;
@@ -223,7 +264,7 @@ BEGIN
         PERFORM pgque.coop_nack_window(s, format('max retries exceeded (subconsumer %s unregistered with its batch open)', v_member));
     END IF;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
-    PERFORM pgque.forget_consumer(s.sub_consumer);
+    PERFORM pgque.consumer_forget(s.sub_consumer);
     -- The last member gone: the main is a plain consumer again (as in PgQue), its cursor past
     -- every window; marked, so that a member registering again resumes the group from there.
     IF NOT pgque.coop_has_members(m) THEN
@@ -235,11 +276,11 @@ END
 $$;
 
 -- Internal: unregister_subconsumer for a member given by its full name "<consumer>.<sub>".
-CREATE OR REPLACE FUNCTION pgque.coop_unregister_member(i_queue text, i_member_name text, i_batch_handling integer)
+CREATE OR REPLACE FUNCTION pgque.coop_unregister_member(i_queue text, i_member text, i_batch_handling integer)
 RETURNS integer
 LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT pgque.unregister_subconsumer(i_queue, split_part(i_member_name, '.', 1),
-                                        substr(i_member_name, position('.' IN i_member_name) + 1), i_batch_handling)
+    SELECT pgque.unregister_subconsumer(i_queue, split_part(i_member, '.', 1),
+                                        substr(i_member, position('.' IN i_member) + 1), i_batch_handling)
 $$;
 
 CREATE OR REPLACE FUNCTION pgque.unsubscribe_subconsumer(i_queue text, i_consumer text, i_subconsumer text,
@@ -259,19 +300,19 @@ CREATE OR REPLACE FUNCTION pgque.next_batch_custom(i_queue text, i_consumer text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
-    q pgque.queue := pgque.find_queue(i_queue);
+    q pgque.queue := pgque.queue_row(i_queue);
     m pgque.subscription;
     s pgque.subscription;
     v pgque.subscription;
     v_last pgque.tick;
     v_next pgque.tick;
 BEGIN
-    m := pgque.lock_subscription(q.queue_id, i_consumer);
-    s := pgque.lock_subscription(q.queue_id, v_member);
+    m := pgque.sub_lock(q.queue_id, i_consumer);
+    s := pgque.sub_lock(q.queue_id, v_member);
     IF m.sub_role IS DISTINCT FROM 'coop_main' OR s.sub_role IS DISTINCT FROM 'coop_member' OR s.sub_id <> m.sub_id THEN
         PERFORM pgque.register_subconsumer(i_queue, i_consumer, i_subconsumer, false);
-        m := pgque.lock_subscription(q.queue_id, i_consumer);
-        s := pgque.lock_subscription(q.queue_id, v_member);
+        m := pgque.sub_lock(q.queue_id, i_consumer);
+        s := pgque.sub_lock(q.queue_id, v_member);
     END IF;
     IF m.sub_batch IS NOT NULL THEN
         RAISE EXCEPTION 'cooperative main consumer %/% has an unexpected active batch %', i_queue, i_consumer, m.sub_batch
@@ -321,7 +362,7 @@ BEGIN
         RAISE EXCEPTION 'PgQ corruption: cooperative main consumer % on queue % does not see tick %', i_consumer, i_queue, m.sub_last_tick
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000';
     END IF;
-    v_next := pgque.find_next_tick(v_last, i_min_lag, i_min_count, i_min_interval);
+    v_next := pgque.batch_next_tick(v_last, i_min_lag, i_min_count, i_min_interval);
     IF v_next.tick_id IS NULL THEN
         -- Nothing to hand out; sub_active stays as it was, so an idle member never looks stale.
         RETURN;
@@ -362,7 +403,7 @@ BEGIN
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
-    RETURN QUERY SELECT * FROM pgque.first_page(v_batch, i_max_return, NULL, NULL);
+    RETURN QUERY SELECT * FROM pgque.batch_first_page(v_batch, i_max_return, NULL, NULL);
 END
 $$;
 
@@ -377,7 +418,7 @@ DECLARE
 BEGIN
     UPDATE pgque.subscription sub SET sub_active = clock_timestamp()
       FROM pgque.consumer c
-     WHERE sub.sub_queue = (pgque.find_queue(i_queue)).queue_id
+     WHERE sub.sub_queue = (pgque.queue_row(i_queue)).queue_id
        AND c.co_id = sub.sub_consumer AND c.co_name = v_member AND sub.sub_role = 'coop_member';
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;
@@ -396,13 +437,13 @@ RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_member text := pgque.coop_check_names(i_queue, i_consumer, i_subconsumer);
-    q pgque.queue := pgque.find_queue(i_queue);
+    q pgque.queue := pgque.queue_row(i_queue);
     s pgque.subscription;
 BEGIN
     IF i_reason IS NULL OR i_reason = '' THEN
         RAISE EXCEPTION 'a dead letter needs a reason' USING ERRCODE = '22023';
     END IF;
-    s := pgque.lock_subscription(q.queue_id, v_member);
+    s := pgque.sub_lock(q.queue_id, v_member);
     IF s.sub_role IS DISTINCT FROM 'coop_member' THEN
         RAISE EXCEPTION 'subconsumer % of cooperative consumer % on queue % is not registered', i_subconsumer,
             i_consumer, i_queue USING ERRCODE = 'PQ002';

@@ -10,6 +10,8 @@
 -- Key scope matters: the key must name the effect, not just the entity. With key
 -- 'migrate:<tenant>', migration v2 sent within the window of v1 is silently dropped as a
 -- duplicate; use 'migrate:<tenant>:<version>'.
+--
+-- Layer: on top (README.md). Calls the core's producing (20_queue.sql, 30_insert.sql).
 
 -- No foreign key to pgque.queue: its check is one query per claimed key, a third of the cost of a
 -- batch's claims. Each send locks the queue row once instead (idem_prepare), which keeps a
@@ -35,11 +37,11 @@ BEGIN
         RAISE EXCEPTION 'ttl must be a positive interval' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = format('Got %s; the TTL must also be finite.', coalesce(i_ttl::text, 'NULL'));
     END IF;
-    q := pgque.find_queue(i_queue);
+    q := pgque.queue_row(i_queue);
     -- Held to the end of the transaction: drop_queue (FOR UPDATE) waits for the claims.
     PERFORM 1 FROM pgque.queue WHERE queue_id = q.queue_id FOR KEY SHARE;
     IF NOT FOUND THEN
-        q := pgque.find_queue(i_queue); -- dropped meanwhile: the usual "queue not found"
+        q := pgque.queue_row(i_queue); -- dropped meanwhile: the usual "queue not found"
     END IF;
     -- maint() reaps expired keys of every queue; a send never writes the queue row (an update
     -- here would hold the row against rotation until the producer commits).
@@ -69,7 +71,7 @@ BEGIN
         WHERE i.expires_at <= clock_timestamp()
     RETURNING true INTO v_claimed;
     IF v_claimed THEN
-        v_id := (pgque.insert_events_raw(q, ARRAY[i_type], ARRAY[i_payload], ARRAY[i_partition_key],
+        v_id := (pgque.event_insert_raw(q, ARRAY[i_type], ARRAY[i_payload], ARRAY[i_partition_key],
                                          ARRAY[i_idem_key], NULL, NULL))[1];
         -- The window starts now: the claim may have waited on another session's lock.
         UPDATE pgque.idem SET event_id = v_id, expires_at = clock_timestamp() + i_ttl
@@ -116,7 +118,7 @@ DECLARE
     v_started timestamptz;
     v_rows record;
 BEGIN
-    PERFORM pgque.check_event_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
+    PERFORM pgque.event_check_arrays(i_payloads, i_types, i_partition_keys, i_idem_keys, i_extra3, i_extra4);
     IF i_idem_keys IS NULL OR array_position(i_idem_keys, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'idem_key must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
             DETAIL = format('Position %s of the idempotency keys is NULL.', coalesce(array_position(i_idem_keys, NULL), 0));
@@ -133,7 +135,7 @@ BEGIN
       FROM (SELECT u.k, min(u.o)::int AS o
               FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
              GROUP BY u.k) f;
-    v_first_ids := pgque.draw_event_ids(q, cardinality(v_first_ords));
+    v_first_ids := pgque.event_draw_ids(q, cardinality(v_first_ords));
 
     -- Claims in key order, so two batches racing on overlapping keys cannot deadlock.
     v_started := clock_timestamp();
@@ -171,7 +173,7 @@ BEGIN
 
     IF cardinality(v_claim_ords) = cardinality(i_payloads) THEN
         -- Every position claimed (the usual case: no key seen before): the input is the rows.
-        PERFORM pgque.insert_event_rows(q, v_claim_ids, i_types, i_payloads, i_partition_keys, i_idem_keys,
+        PERFORM pgque.event_insert_rows(q, v_claim_ids, i_types, i_payloads, i_partition_keys, i_idem_keys,
                                         i_extra3, i_extra4);
     ELSE
         SELECT array_agg(u.t ORDER BY c.o) AS types, array_agg(u.p ORDER BY c.o) AS payloads,
@@ -181,7 +183,7 @@ BEGIN
           FROM unnest(i_types, i_payloads, i_partition_keys, i_idem_keys, i_extra3, i_extra4)
                    WITH ORDINALITY AS u(t, p, pk, k, e3, e4, o)
           JOIN unnest(v_claim_ords) AS c(o) ON c.o = u.o;
-        PERFORM pgque.insert_event_rows(q, v_claim_ids, v_rows.types, v_rows.payloads, v_rows.pks, v_rows.keys,
+        PERFORM pgque.event_insert_rows(q, v_claim_ids, v_rows.types, v_rows.payloads, v_rows.pks, v_rows.keys,
                                         v_rows.e3, v_rows.e4);
     END IF;
 
@@ -203,7 +205,7 @@ CREATE OR REPLACE FUNCTION pgque.maint_idem(i_queue_name text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    q pgque.queue := pgque.find_queue(i_queue_name);
+    q pgque.queue := pgque.queue_row(i_queue_name);
     v_count int;
 BEGIN
     -- A key a producer is claiming right now is left for the next round: maintenance never

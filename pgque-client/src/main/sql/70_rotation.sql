@@ -5,7 +5,10 @@
 
 -- Rotation reclaims storage by TRUNCATE instead of DELETE + VACUUM. Two steps that must run
 -- in separate transactions: step 1 switches the active table, step 2 (later) records a txid
--- issued after the switch was committed, from which on only the new table is written.
+-- issued after the switch was committed, from which on only the new table is written. Ticker
+-- role.
+--
+-- Layer: on top (README.md). Calls any earlier file (maint() reaps 65_idem.sql's keys).
 
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step1(i_queue_name text)
 RETURNS integer
@@ -32,8 +35,8 @@ BEGIN
     IF q.queue_switch_step2 IS NULL OR q.queue_switch_time + q.queue_rotation_period >= now() THEN
         RETURN 0;
     END IF;
-    IF pgque.current_txid() < q.queue_switch_step1 THEN
-        RAISE EXCEPTION 'queue % maint failure: step1=%, current=%', i_queue_name, q.queue_switch_step1, pgque.current_txid()
+    IF pgque.txid_current() < q.queue_switch_step1 THEN
+        RAISE EXCEPTION 'queue % maint failure: step1=%, current=%', i_queue_name, q.queue_switch_step1, pgque.txid_current()
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000', DETAIL = 'The current transaction id is below the last switch: restored or corrupt state.';
     END IF;
 
@@ -60,7 +63,7 @@ BEGIN
 
     UPDATE pgque.queue
        SET queue_cur_table = v_next, queue_switch_time = now(),
-           queue_switch_step1 = pgque.current_txid(), queue_switch_step2 = NULL
+           queue_switch_step1 = pgque.txid_current(), queue_switch_step2 = NULL
      WHERE queue_id = q.queue_id;
 
     -- Keep ticks back to the previous switch so consumers can still be repositioned there;
@@ -82,7 +85,7 @@ DECLARE
     v_count int;
 BEGIN
     -- Like step 1, never waits for a producer's lock on the row: such a queue waits for the next round.
-    UPDATE pgque.queue SET queue_switch_step2 = pgque.current_txid()
+    UPDATE pgque.queue SET queue_switch_step2 = pgque.txid_current()
      WHERE queue_id IN (SELECT queue_id FROM pgque.queue WHERE queue_switch_step2 IS NULL
                            FOR NO KEY UPDATE SKIP LOCKED);
     GET DIAGNOSTICS v_count = ROW_COUNT;

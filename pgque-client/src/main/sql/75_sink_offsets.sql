@@ -9,6 +9,8 @@
 -- Writer role: a sink needs no more rights than sending. A connector's offsets belong to the
 -- login role that first wrote them: only that role, or a member of the admin role, may read,
 -- move, set or forget them, so one writer cannot read or rewrite another connector's offsets.
+--
+-- Layer: on top (README.md). Owns its two tables; calls nothing of the queues.
 
 CREATE TABLE IF NOT EXISTS pgque.sink_offset (
     connector   text NOT NULL,
@@ -53,7 +55,6 @@ BEGIN
     END IF;
 END
 $$;
-DROP FUNCTION IF EXISTS pgque.sink_check_owner(text);
 
 -- The stored next offset of every partition of a connector (those never written are absent).
 -- Only the owner of the offsets or an admin may read them.
@@ -71,7 +72,6 @@ $$;
 -- Internal: the argument checks both offset writers share, one check with one error for each
 -- rule. i_lengths are the lengths of the other arrays that must pair up with i_topics; i_next
 -- are the new offsets, where NULL (forget the partition) is allowed only with i_forget.
-DROP FUNCTION IF EXISTS pgque.sink_check_call(text, text[], int4[], int[]);
 CREATE OR REPLACE FUNCTION pgque.sink_check_call(i_connector text, i_topics text[], i_partitions int4[],
     i_lengths int[], i_next bigint[], i_forget boolean)
 RETURNS int

@@ -3,7 +3,9 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
--- Observability. Reader role.
+-- Observability: PgQ's information functions. Reader role.
+--
+-- Layer: on top (README.md). Calls any earlier file.
 
 CREATE OR REPLACE FUNCTION pgque.version()
 RETURNS text

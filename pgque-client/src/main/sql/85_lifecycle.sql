@@ -6,16 +6,8 @@
 -- Running the engine from inside the database: pg_cron jobs for the ticker and maintenance,
 -- the sub-second ticker loop, a health roll-up, and removal. Plus the small PgQ helpers that
 -- PgQ/PgQue scripts call. Admin only unless noted in 90_grants.sql.
-
--- How long one run of ticker_loop() keeps ticking, in ms. start() sets it to the period of the
--- ticker job (1 s where pg_cron can schedule seconds, 1 min where it cannot); stop() sets it
--- back, so a running loop ends within a second instead of finishing its minute.
-ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS ticker_loop_ms int NOT NULL DEFAULT 1000
-    CHECK (ticker_loop_ms BETWEEN 1000 AND 60000);
--- Which scheduler start() or start_timetable() set up, and the ids of its jobs (NULL: none; the
--- engine is ticked manually or from outside, a connector's ticker duty say).
-ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS scheduler text CHECK (scheduler IN ('pg_cron', 'pg_timetable'));
-ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS scheduler_job_ids bigint[];
+--
+-- Layer: on top (README.md). Calls any earlier file.
 
 -- PgQ helper: the event table a producer inserting directly must write to now.
 CREATE OR REPLACE FUNCTION pgque.current_event_table(x_queue_name text)
@@ -32,7 +24,7 @@ BEGIN
         RAISE EXCEPTION 'Writing to queue disabled' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s has disable_insert = true.', x_queue_name);
     END IF;
-    RETURN pgque.active_event_table(q.queue_id);
+    RETURN pgque.event_active_table(q.queue_id);
 END
 $$;
 
@@ -245,12 +237,12 @@ RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     PERFORM pgque.timetable_check('stop_timetable', 'delete_job');
-    PERFORM pgque.stop_timetable_jobs();
+    PERFORM pgque.timetable_stop_jobs();
 END
 $$;
 
 -- Internal: stop_timetable() without its checks; nothing when pg_timetable is absent (uninstall).
-CREATE OR REPLACE FUNCTION pgque.stop_timetable_jobs()
+CREATE OR REPLACE FUNCTION pgque.timetable_stop_jobs()
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
@@ -580,7 +572,7 @@ BEGIN
         END IF;
     END IF;
     PERFORM pgque.stop();
-    PERFORM pgque.stop_timetable_jobs();
+    PERFORM pgque.timetable_stop_jobs();
     DROP SCHEMA pgque CASCADE;
 END
 $$;

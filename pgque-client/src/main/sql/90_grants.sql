@@ -11,6 +11,9 @@
 -- No role gets a table right beyond SELECT: no INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER or
 -- REFERENCES, and no sequence right beyond SELECT. Everything that changes the engine's state
 -- goes through its functions, so no role can change what the owner's code executes.
+--
+-- Layer: grants, after every function exists (README.md). The API lists below are the public
+-- surface; every other function is internal and revoked from the roles.
 
 DO $grants$
 DECLARE
@@ -38,7 +41,7 @@ BEGIN
     -- reader: read the bookkeeping tables and the event tables, consume.
     EXECUTE format('GRANT SELECT ON pgque.queue, pgque.consumer, pgque.subscription, pgque.tick, pgque.retry_queue,
                     pgque.dead_letter, pgque.config, pgque.engine_info, pgque.event_template TO %I', v_reader);
-    PERFORM pgque.grant_event_tables(q.queue_id) FROM pgque.queue q;
+    PERFORM pgque.queue_grant_tables(q.queue_id) FROM pgque.queue q;
     EXECUTE format($f$GRANT EXECUTE ON FUNCTION
     pgque.register_consumer(text, text),
     pgque.register_consumer_at(text, text, bigint),
@@ -153,86 +156,96 @@ BEGIN
     EXECUTE format('GRANT EXECUTE ON FUNCTION pgque.status() TO %I', v_ticker);
     EXECUTE format('GRANT SELECT ON pgque.config TO %I', v_ticker);
 
-    -- Internal helpers: reachable only through the API functions (which run as the owner).
+    -- Internal functions (README.md), file by file: reachable only through the API functions,
+    -- which run as the owner.
     EXECUTE format($f$REVOKE ALL ON FUNCTION
-    pgque.find_queue(text),
-    pgque.lock_subscription(int4, text),
-    pgque.lock_ticker(int4),
-    pgque.cron_jobs(),
-    pgque.cron_version(),
-    pgque.version_at_least(text, text),
-    pgque.dlq_resend(int4, bigint[]),
-    pgque.first_page(bigint, int, int, int),
-    pgque.check_slot(int, int, text, text),
-    pgque.current_txid(),
+    pgque.role_name(text),
+    -- 20_queue.sql
+    pgque.queue_row(text),
+    pgque.txid_current(),
     pgque.seq_last_value(text),
-    pgque.insert_tick(int4),
-    pgque.active_event_table(int4),
-    pgque.insert_events_raw(pgque.queue, text[], text[], text[], text[], text[], text[]),
-    pgque.draw_event_ids(pgque.queue, int),
-    pgque.insert_event_rows(pgque.queue, bigint[], text[], text[], text[], text[], text[], text[]),
-    pgque.check_event_arrays(text[], text[], text[], text[], text[], text[]),
-    pgque.batch_event_rows(bigint, bigint, int, int, int),
+    pgque.event_table_name(int4, int4),
+    pgque.event_seq_name(int4),
+    pgque.tick_seq_name(int4),
+    pgque.queue_grant_tables(int4),
+    -- 30_insert.sql
+    pgque.event_active_table(int4),
+    pgque.event_insert_raw(pgque.queue, text[], text[], text[], text[], text[], text[]),
+    pgque.event_draw_ids(pgque.queue, int),
+    pgque.event_insert_rows(pgque.queue, bigint[], text[], text[], text[], text[], text[], text[]),
+    pgque.event_check_arrays(text[], text[], text[], text[], text[], text[]),
+    -- 40_ticker.sql
+    pgque.tick_insert(int4),
+    pgque.tick_lock(int4),
+    -- 50_batch.sql
+    pgque.hook_refuse_plain(pgque.subscription, text, text, text),
+    pgque.hook_unregister(pgque.subscription, text, text),
+    pgque.hook_closed_cursor(text, bigint, bigint),
+    pgque.hook_batch_end_cap(int4, text),
+    pgque.sub_lock(int4, text),
+    pgque.sub_refuse_slot(text, text),
+    pgque.batch_refuse_slot(bigint, text),
+    pgque.sub_register(text, text, bigint),
+    pgque.sub_unregister(text, text),
+    pgque.consumer_forget(int4),
+    pgque.batch_next_tick(pgque.tick, interval, int4, interval),
+    pgque.batch_window_tick(pgque.tick, pgque.tick, bigint, bigint, interval),
+    pgque.batch_end_tick(pgque.tick, interval, int4, interval, bigint, bigint),
+    pgque.batch_open(text, text, interval, int4, interval, bigint),
     pgque.window_scan_sql(pgque.queue, int4, pg_snapshot, pg_snapshot, bigint, int, int, int, bigint, bigint[]),
     pgque.window_scan_rows(pgque.queue, int4, pg_snapshot, pg_snapshot, bigint, int, int, bigint, bigint[]),
-    pgque.window_scan_select(pgque.queue, pg_snapshot, pg_snapshot, text, text),
     pgque.window_message_columns(bigint),
+    pgque.window_scan_select(pgque.queue, pg_snapshot, pg_snapshot, text, text),
     pgque.batch_scan_sql(bigint, bigint, int, int, int, boolean),
+    pgque.batch_event_rows(bigint, bigint, int, int, int),
+    pgque.batch_messages(bigint, bigint, int, int, int),
+    pgque.batch_first_page(bigint, int, int, int),
+    pgque.batch_close(bigint),
+    pgque.batch_consumer_name(bigint),
+    -- 51_retry.sql
+    pgque.hook_dead_letter_consumer(pgque.subscription),
+    pgque.hook_retry_held_owners(int4),
+    pgque.batch_event(bigint, bigint, int, int),
+    pgque.batch_subscription(bigint),
+    pgque.retry_event(pgque.subscription, bigint, bigint, timestamptz, int, int),
+    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
+    pgque.retry_nack(bigint, bigint, interval, text, int, int),
+    pgque.dlq_resend(int4, bigint[]),
+    -- 52_coop.sql
+    pgque.coop_has_members(pgque.subscription),
+    pgque.coop_check_names(text, text, text),
+    pgque.coop_nack_window(pgque.subscription, text),
+    pgque.coop_unregister_member(text, text, integer),
+    -- 55_partition.sql to 60_resize.sql
+    pgque.slot_consumer_names(text, int),
+    pgque.partition_check_names(text, text),
+    pgque.partition_pinned_n(pgque.queue, text),
+    pgque.slot_check_range(int, int, text, text),
+    pgque.partition_pin(pgque.queue, text, int),
+    pgque.partition_resizing(int4, text),
+    pgque.partition_check_n(pgque.queue, text, int),
+    pgque.partition_forget_next(pgque.queue, text),
+    pgque.slot_check_lease(text, text, int, int, text, boolean),
+    pgque.slot_guard(text, text, int, int, text),
     pgque.read_ahead_ticks(pgque.subscription, text, bigint, bigint),
     pgque.read_ahead_ticks_after(pgque.subscription, text, bigint, bigint, bigint),
     pgque.read_ahead_plan(text, text, int, int, text, bigint, bigint),
     pgque.read_ahead_plan_after(text, text, int, int, text, bigint, bigint, bigint),
     pgque.read_ahead_queries(text, text, int, int, text, bigint, bigint, bigint, int, int[]),
-    pgque.batch_messages(bigint, bigint, int, int, int),
-    pgque.batch_consumer_name(bigint),
-    pgque.batch_event(bigint, bigint, int, int),
-    pgque.batch_subscription(bigint),
-    pgque.retry_event_core(pgque.subscription, bigint, bigint, timestamptz, int, int),
-    pgque.nack_core(bigint, bigint, interval, text, int, int),
-    pgque.partition_check_names(text, text),
-    pgque.partition_pinned_n(pgque.queue, text),
-    pgque.partition_pin(pgque.queue, text, int),
-    pgque.slot_guard(text, text, int, int, text),
-    pgque.slot_check(text, text, int, int, text, boolean),
-    pgque.slot_consumer_names(text, int),
-    pgque.resize_tick_cap(int4, text),
-    pgque.resize_held_retry_owners(int4),
     pgque.resize_blockers(int4, text),
     pgque.resize_lock(pgque.queue, text),
     pgque.resize_lock_draining(pgque.queue, text),
-    pgque.resize_check_n(pgque.queue, text, int),
-    pgque.resize_forget(pgque.queue, text),
-    pgque.resize_in_progress(int4, text),
+    -- 65_idem.sql, 75_sink_offsets.sql, 85_lifecycle.sql
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[], bigint[], boolean),
     pgque.sink_check_owner(text, boolean),
-    pgque.dead_letter_event(pgque.subscription, bigint, bigint, text, int, int),
-    pgque.find_next_tick(pgque.tick, interval, int4, interval),
-    pgque.find_window_tick(pgque.tick, pgque.tick, bigint, bigint, interval),
-    pgque.next_batch_end(pgque.tick, interval, int4, interval, bigint, bigint),
-    pgque.open_batch(text, text, interval, int4, interval, bigint),
-    pgque.coop_role(int4, text),
-    pgque.coop_has_members(pgque.subscription),
-    pgque.coop_group_consumer(pgque.subscription),
-    pgque.coop_refuse_legacy(pgque.subscription, text, text),
-    pgque.coop_check_names(text, text, text),
-    pgque.coop_nack_window(pgque.subscription, text),
-    pgque.coop_unregister_member(text, text, integer),
-    pgque.role_name(text),
-    pgque.grant_event_tables(int4),
-    pgque.refuse_slot_name(text, text),
-    pgque.refuse_slot_batch(bigint, text),
-    pgque.register_subscription(text, text, bigint),
-    pgque.unregister_subscription(text, text),
-    pgque.forget_consumer(int4),
-    pgque.close_batch(bigint),
+    pgque.cron_jobs(),
+    pgque.cron_version(),
+    pgque.version_at_least(text, text),
     pgque.timetable_jobs(),
     pgque.timetable_schedule_sql(),
     pgque.timetable_check(text, text),
-    pgque.stop_timetable_jobs(),
-    pgque.event_table_name(int4, int4),
-    pgque.event_seq_name(int4),
-    pgque.tick_seq_name(int4)
+    pgque.timetable_stop_jobs()
     FROM %I$f$, v_admin);
 
     -- PgQ's bulk insert primitive is the owner's alone (producers use send_batch).

@@ -3,4 +3,5 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
+-- Layer: bootstrap (README.md): ends the install's one transaction.
 COMMIT;

@@ -39,7 +39,6 @@ final class SlotBenchmark {
     void run() throws Exception {
         try (Connection c = server.connect(); Statement s = c.createStatement()) {
             s.execute("select pgque.create_queue('" + QUEUE + "')");
-            s.execute("select pgque.set_queue_config('" + QUEUE + "', 'ticker_max_count', '1000000000')");
             s.execute("select pgque.subscribe('" + QUEUE + "', 'warmup')");
             s.execute("select pgque.subscribe('" + QUEUE + "', 'plain')");
             for (int n : SLOT_COUNTS) {

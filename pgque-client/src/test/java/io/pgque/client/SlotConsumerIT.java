@@ -495,9 +495,9 @@ class SlotConsumerIT {
                 begin
                     perform pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
                     select b.batch_id into v_batch
-                      from pgque.open_batch(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), null, null, null, null) b;
+                      from pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), null, null, null, null) b;
                     if v_batch is not null then
-                        return query select * from pgque.first_page(v_batch, i_max, i_slot, i_n);
+                        return query select * from pgque.batch_first_page(v_batch, i_max, i_slot, i_n);
                     end if;
                 end
                 $$""");

@@ -591,7 +591,7 @@ class PartitionUnitBehaviourIT {
         String q = newQueue("q_legacy");
         // A registration under the slot naming scheme without any pin, as an engine before 0.4.0
         // let register_consumer() make (the internal function, as the owner, does it here).
-        Db.exec(ds, "select pgque.register_subscription(?::text, ?::text, null)", q, "w#0/3");
+        Db.exec(ds, "select pgque.sub_register(?::text, ?::text, null)", q, "w#0/3");
         Db.assertSqlState("PQ006", () -> Pq.subscribePartitioned(ds, q, "w", 2));
     }
 

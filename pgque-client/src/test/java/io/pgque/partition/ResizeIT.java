@@ -253,9 +253,9 @@ class ResizeIT {
         // The plain primitives refuse slots altogether (issue 40); the internal one that opens a
         // slot's batch, called as the owner, cannot open a batch of a new slot before completion...
         Db.assertSqlState("PQ009", () -> Db.one(ds, Long.class, "select pgque.next_batch(?, ?)", q, "c#1/4"));
-        assertNull(Db.one(ds, Long.class, "select batch_id from pgque.open_batch(?, ?, null, null, null, null)", q, "c#1/4"));
+        assertNull(Db.one(ds, Long.class, "select batch_id from pgque.batch_open(?, ?, null, null, null, null)", q, "c#1/4"));
         assertNull(Db.one(ds, Long.class,
-                "select batch_id from pgque.open_batch(?, ?, null, 1, null, null)", q, "c#1/2"),
+                "select batch_id from pgque.batch_open(?, ?, null, 1, null, null)", q, "c#1/2"),
                 "nor one of an old slot past the seal, whatever min_count asks");
     }
 

@@ -156,8 +156,8 @@ final class QuickstartRun implements AutoCloseable {
     private Connectors readConnectors(Path configDir, Database database, String bootstrapServers) throws IOException {
         Placeholders placeholders = new Placeholders(Map.of(
                 "PGQUE_JDBC_URL", database.jdbcUrl(),
-                // the files write "jdbc:postgresql://${PGQUE_DB_ADDRESS}" so that they stay valid
-                // connector configs as they are, which the sink's example test checks
+                // the sink's file writes "jdbc:postgresql://${PGQUE_DB_ADDRESS}": host, port,
+                // database and parameters
                 "PGQUE_DB_ADDRESS", database.address(),
                 "PGQUE_DB_USER", database.user(),
                 "PGQUE_DB_PASSWORD", database.password(),

@@ -93,6 +93,8 @@ class PluginArchiveContentIT {
         List<String> requirements = strings(manifest.path("requirements"));
         assertTrue(requirements.stream().anyMatch(r -> r.contains("Kafka Connect") && r.contains(Build.kafkaVersion())),
                 "names the Kafka Connect version it was built against: " + requirements);
+        assertTrue(requirements.stream().anyMatch(r -> r.contains("Kafka Connect 3.6 or newer")),
+                "names the oldest Connect it supports (ConnectVersionsIT proves it): " + requirements);
         assertTrue(requirements.stream().anyMatch(r -> r.contains("PostgreSQL 14")), "names PostgreSQL: " + requirements);
         String role = archive.kind().equals("sink") ? "pgque_writer" : "pgque_reader";
         assertTrue(requirements.stream().anyMatch(r -> r.contains(role)), "names the role " + role + ": " + requirements);

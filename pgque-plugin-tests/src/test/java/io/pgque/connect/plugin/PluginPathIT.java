@@ -11,7 +11,6 @@ import io.pgque.client.Event;
 import io.pgque.client.Message;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
-import io.pgque.testsupport.EmbeddedConnect;
 import jakarta.ws.rs.core.Response;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.connect.storage.StringConverter;
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -61,20 +58,12 @@ class PluginPathIT {
 
     @BeforeAll
     static void start() throws IOException {
-        Path pluginPath = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "plugin-path-");
-        for (PluginArchive archive : PluginArchive.both()) {
-            archive.unpackInto(pluginPath);
-        }
-
         db = EmbeddedPg.newDatabase("plugin_it").installEngine();
         pgque = PgQue.using(db.superuser());
         createLogin(SINK_ROLE, "pgque_writer");
-        createLogin(SOURCE_ROLE, "pgque_reader, pgque_admin"); // admin: the connector runs the ticker
+        createLogin(SOURCE_ROLE, "pgque_reader, pgque_ticker"); // ticker: the connector runs the ticker
 
-        connect = EmbeddedConnect.cluster("pgque-plugin-it", 1)
-                .worker("plugin.path", pluginPath.toString())
-                .flushOffsetsEvery(Duration.ofSeconds(1))
-                .start();
+        connect = Samples.startWorkerWithBothPlugins("pgque-plugin-it");
     }
 
     @AfterAll

@@ -40,10 +40,8 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -51,8 +49,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -102,7 +98,6 @@ class WorkerKillIT {
     private static final int KEYS_PER_PARTITION = 2;
     private static final String WATCHER = "worker-kill-watch";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{[A-Z][A-Z0-9_]*}");
 
     private static Path dir;
     private static EmbeddedKafkaCluster kafka;
@@ -113,7 +108,7 @@ class WorkerKillIT {
     @BeforeAll
     static void start() throws Exception {
         dir = Build.repoDir().resolve("pgque-plugin-tests/target/worker-kill");
-        deleteTree(dir);
+        Samples.deleteTree(dir);
         Path pluginPath = Files.createDirectories(dir.resolve("plugins"));
         for (PluginArchive archive : PluginArchive.both()) {
             archive.unpackInto(pluginPath);
@@ -121,15 +116,7 @@ class WorkerKillIT {
         // Whatever happens to this JVM, the workers must not outlive it.
         Runtime.getRuntime().addShutdownHook(new Thread(WorkerKillIT::killAll));
 
-        Properties broker = new Properties();
-        // As in docker-compose.yml: one broker, so one replica for internal topics; no wait
-        // before a new group's first rebalance.
-        broker.put("offsets.topic.replication.factor", "1");
-        broker.put("transaction.state.log.replication.factor", "1");
-        broker.put("transaction.state.log.min.isr", "1");
-        broker.put("group.initial.rebalance.delay.ms", "0");
-        kafka = new EmbeddedKafkaCluster(1, broker);
-        kafka.start();
+        kafka = Samples.startOneBroker();
 
         db = EmbeddedPg.newDatabase("worker_kill").installEngine();
         pgque = PgQue.using(db.superuser());
@@ -171,8 +158,8 @@ class WorkerKillIT {
 
     @Test
     void everySlotAndPartitionFlowsAgainSoonAfterAWorkerIsKilled() throws Exception {
-        Map<String, String> sink = sampleConfig("pgque-sink.json");
-        Map<String, String> source = sampleConfig("pgque-source.json");
+        Map<String, String> sink = Samples.connector("pgque-sink.json", db.jdbcUrl());
+        Map<String, String> source = Samples.connector("pgque-source.json", db.jdbcUrl());
         String inTopic = sink.get("topics");
         String queue = sink.get("pgque.queue");
         String outTopic = source.get("topic");
@@ -181,6 +168,8 @@ class WorkerKillIT {
 
         kafka.createTopic(inTopic, PARTITIONS);
         kafka.createTopic(outTopic, PARTITIONS);
+        // One broker here: the dead letter topic gets one replica (the sample leaves it to the cluster's default).
+        kafka.createTopic(sink.get("errors.deadletterqueue.topic.name"), 1);
         pgque.queues().create(queue);
         pgque.consumer().subscribe(queue, WATCHER);
 
@@ -270,28 +259,6 @@ class WorkerKillIT {
     }
 
     /**
-     * A sample connector config from config/, changed only where a deployment must: the
-     * connection settings (placeholders there) point at the embedded database.
-     */
-    private static Map<String, String> sampleConfig(String file) throws IOException {
-        JsonNode sample = JSON.readTree(Build.repoDir().resolve("config").resolve(file).toFile());
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("name", sample.path("name").asText());
-        sample.path("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
-        config.put("connection.url", db.jdbcUrl());
-        config.put("connection.user", "postgres");
-        config.put("connection.password", "postgres"); // the embedded server trusts local logins
-        config.forEach((key, value) -> {
-            Matcher placeholder = PLACEHOLDER.matcher(value);
-            if (placeholder.find()) {
-                throw new AssertionError(file + ": " + key + " has deployment placeholder " + placeholder.group()
-                        + " this test does not fill in");
-            }
-        });
-        return config;
-    }
-
-    /**
      * The worker to kill: one that runs a sink task and a source task, so that all three ways
      * back are needed at once: the Connect cluster must move its tasks, the sink's consumer group
      * must drop a member that never left, and the source's slots wait for their leases to expire.
@@ -352,18 +319,7 @@ class WorkerKillIT {
     }
 
     private static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure) {
-        Await.until(failure, timeout, Duration.ofMillis(100), condition);
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        Samples.await(timeout, condition, failure);
     }
 
     /** A payload the whole chain carries unchanged: the key, its sequence number, and when it was sent. */

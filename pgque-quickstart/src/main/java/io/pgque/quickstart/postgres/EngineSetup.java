@@ -55,7 +55,7 @@ public final class EngineSetup {
         List<SlotStatus> existing = pgque.slotConsumer(queue, consumer, slots, "pgque-quickstart").status();
         if (!existing.isEmpty() && existing.get(0).n() != slots) {
             throw new IllegalStateException("consumer '" + consumer + "' of queue '" + queue + "' already has "
-                    + existing.get(0).n() + " slots in this database, and N is fixed once chosen: run with --slots="
+                    + existing.get(0).n() + " slots in this database, and the quickstart keeps them: run with --slots="
                     + existing.get(0).n() + ", or start over with a fresh --data-dir");
         }
     }

@@ -8,8 +8,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.config.TaskIndex;
+import io.pgque.connect.common.health.DatabaseHealth;
+import io.pgque.connect.common.health.DatabaseHealthMetrics;
+import io.pgque.connect.common.metrics.PluginMetricsSupport;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.common.pool.PoolShutdown;
+import io.pgque.connect.common.probe.DatabaseProbe;
 import io.pgque.connect.sink.config.PgQueSinkConfig;
 import io.pgque.connect.sink.convert.RecordConverter;
 import io.pgque.connect.sink.delivery.AtLeastOnceDelivery;
@@ -23,6 +27,7 @@ import io.pgque.connect.sink.write.SinkWriter;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -55,6 +60,8 @@ public final class PgQueSinkTask extends SinkTask {
     private Delivery delivery;
     private SinkMetrics metrics;
     private SinkEvents events = SinkEvents.NONE;
+    private DatabaseHealth health;
+    private DatabaseHealthMetrics healthMetrics;
 
     @Override
     public String version() {
@@ -65,12 +72,16 @@ public final class PgQueSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         PgQueSinkConfig config = new PgQueSinkConfig(props);
         RecordConverter converter = new RecordConverter(config);
-        if (context != null && context.pluginMetrics() != null) {
-            metrics = new SinkMetrics(context.pluginMetrics());
+        DatabaseProbe.requireLogin(config.connection(), poolName(props));
+        PluginMetrics plugin = pluginMetrics();
+        if (plugin != null) {
+            metrics = new SinkMetrics(plugin);
             events = metrics;
         }
+        health = new DatabaseHealth(config.connection());
+        healthMetrics = DatabaseHealthMetrics.register(plugin, health);
         BadRecordHandler badRecords = new BadRecordHandler(context == null ? null : context.errantRecordReporter(), events);
-        this.pool = DataSourceFactory.create(config.connection(), poolName(props));
+        this.pool = DataSourceFactory.create(config.connection(), poolName(props), health);
         SinkWriter writer = new SinkWriter(pool, config, timeoutMs -> {
             if (context != null) {
                 context.timeout(timeoutMs);
@@ -92,6 +103,11 @@ public final class PgQueSinkTask extends SinkTask {
                 config.deliveryGuarantee());
     }
 
+    /** Null where there are none: no context (unit tests), or a worker before Kafka 4.1. */
+    private PluginMetrics pluginMetrics() {
+        return PluginMetricsSupport.of(context);
+    }
+
     @Override
     public void open(Collection<TopicPartition> partitions) {
         delivery.open(partitions);
@@ -100,10 +116,12 @@ public final class PgQueSinkTask extends SinkTask {
     /**
      * Writes every convertible record in one transaction and reports the bad ones. Without a
      * reporter a bad record fails the task before anything of this put is written. Returns once
-     * the write has started; the next call waits for it to commit.
+     * the write has started; the next call waits for it to commit. Fails the task first when the
+     * database has been away longer than connection.max.outage.ms.
      */
     @Override
     public void put(Collection<SinkRecord> records) {
+        health.checkOutage();
         if (records.isEmpty()) {
             delivery.put(records);
             return;
@@ -136,6 +154,9 @@ public final class PgQueSinkTask extends SinkTask {
         long start = System.nanoTime();
         if (delivery != null) {
             delivery.stop();
+        }
+        if (healthMetrics != null) {
+            healthMetrics.close();
         }
         if (metrics != null) {
             metrics.close();

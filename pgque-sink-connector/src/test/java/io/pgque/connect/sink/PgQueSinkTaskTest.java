@@ -10,8 +10,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.util.List;
+import java.util.Map;
 
 import static io.pgque.connect.sink.Fixtures.props;
 import static io.pgque.connect.sink.Fixtures.record;
@@ -25,8 +27,24 @@ class PgQueSinkTaskTest {
     private static PgQueSinkTask started(RecordingContext context, String... overrides) {
         PgQueSinkTask task = new PgQueSinkTask();
         task.initialize(context);
-        task.start(props(overrides));
+        task.start(noServer(overrides));
         return task;
+    }
+
+    /**
+     * The fixture's config, pointed at a port where nothing listens: a task checks its login at
+     * start, and a server that does not answer lets it start (whatever may listen on 5432 here).
+     */
+    private static Map<String, String> noServer(String... overrides) {
+        Map<String, String> props = props(overrides);
+        if (!List.of(overrides).contains("connection.url")) {
+            try {
+                props.put("connection.url", "jdbc:postgresql://127.0.0.1:" + closedPort() + "/app");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return props;
     }
 
     @Test
@@ -69,7 +87,7 @@ class PgQueSinkTaskTest {
     void exactlyOnceNeedsTheConnectorNameThatKeysTheStoredOffsets() {
         PgQueSinkTask task = new PgQueSinkTask();
         task.initialize(new RecordingContext(true));
-        ConfigException e = assertThrows(ConfigException.class, () -> task.start(props("pgque.delivery.guarantee", "exactly_once")));
+        ConfigException e = assertThrows(ConfigException.class, () -> task.start(noServer("pgque.delivery.guarantee", "exactly_once")));
         assertTrue(e.getMessage().contains("no 'name'"), e.getMessage());
     }
 }

@@ -7,6 +7,7 @@ package io.pgque.connect.sink;
 import io.pgque.testing.EmbeddedPg;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,42 @@ class SinkPostgresRestartIT {
         stream.assertFirstDeliveriesInOrder(reader.messages());
         assertEquals(0L, cluster.connect.kafka().endOffset(new TopicPartition(dlq, 0)), "no good record in the dead letter topic");
         cluster.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "the task is still running");
+        cluster.connect.deleteConnector(name);
+    }
+
+    /**
+     * With connection.max.outage.ms, an outage that lasts longer fails the task with the last
+     * error, so that Connect's status shows it (and restart tooling can act); once the database
+     * is back, a restart of the task is all it takes.
+     */
+    @Test
+    void anOutageLongerThanTheBoundFailsTheTaskWithTheLastError() throws Exception {
+        String name = "outage";
+        cluster.connect.kafka().createTopic(name, 1);
+        cluster.createQueue(name);
+        QueueReader reader = new QueueReader(cluster.superuser(), name, "test");
+        Map<String, String> config = cluster.sinkConfig(name, name, name);
+        config.put("connection.timeout.ms", "500");
+        config.put("connection.backoff.ms", "200");
+        config.put("connection.max.outage.ms", "3000");
+        cluster.start(config, 1);
+        KeyedStream stream = new KeyedStream(cluster, name, 2);
+        stream.send(20);
+        reader.awaitCount(20, TIMEOUT);
+
+        pg.close();
+        try {
+            stream.send(20);
+            SinkCluster.await(() -> {
+                ConnectorStateInfo status = cluster.connect.connectorStatus(name);
+                return status.tasks().stream().anyMatch(t -> "FAILED".equals(t.state())
+                        && t.trace().contains("connection.max.outage.ms=3000"));
+            }, "the task to fail once the outage outlasted connection.max.outage.ms");
+        } finally {
+            pg = startPostgres();
+        }
+        cluster.connect.restartTask(name, 0);
+        reader.awaitUntilAll(stream.sent(), TIMEOUT);
         cluster.connect.deleteConnector(name);
     }
 }

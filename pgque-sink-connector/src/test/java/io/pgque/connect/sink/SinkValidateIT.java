@@ -5,6 +5,7 @@
 package io.pgque.connect.sink;
 
 import io.pgque.testing.EmbeddedPg;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +21,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -105,6 +107,31 @@ class SinkValidateIT {
         assertOnly(errors(config("pgque.tombstones", "drop")), "pgque.tombstones", "skip, send, fail");
         assertOnly(errors(config("pgque.dedup.key", "${key}")), "pgque.dedup.ttl.ms", "required");
         assertOnly(errors(config("connection.url", "jdbc:mysql://h/db")), "connection.url", "jdbc:postgresql:");
+    }
+
+    /**
+     * Typing errors are no outage: an unknown host, a malformed URL, an unknown role or a
+     * database that does not exist fail validation on the key to change, and a task started with
+     * them anyway (validation is not always run) fails at once, naming that key.
+     */
+    @Test
+    void typingErrorsInTheConnectionAreErrorsOnTheirKeysInValidateAndAtTaskStart() {
+        String noDatabase = "jdbc:postgresql://127.0.0.1:" + db.port() + "/sink_validate_no_such_db?user=postgres";
+        assertOnly(errors(config("connection.url", noDatabase)), "connection.url",
+                "Database 'sink_validate_no_such_db' does not exist", "3D000");
+        assertOnly(errors(config("connection.url", "jdbc:postgresql://no-such-host.invalid:5432/app")), "connection.url",
+                "Unknown host 'no-such-host.invalid'");
+        assertOnly(errors(config("connection.url", "jdbc:postgresql://db-host:54x2/app")), "connection.url",
+                "cannot read this URL");
+        assertOnly(errors(config("connection.url", db.jdbcUrl("sink_validate_no_such_role"))), "connection.user",
+                "28000", "sink_validate_no_such_role");
+
+        PgQueSinkTask task = new PgQueSinkTask();
+        ConfigException refused = assertThrows(ConfigException.class,
+                () -> task.start(config("connection.url", noDatabase)));
+        assertTrue(refused.getMessage().startsWith("connection.url: Database 'sink_validate_no_such_db' does not exist"),
+                refused.getMessage());
+        task.stop();
     }
 
     /**

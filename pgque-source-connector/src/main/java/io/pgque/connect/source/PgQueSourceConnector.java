@@ -4,6 +4,8 @@
  */
 package io.pgque.connect.source;
 
+import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.config.EngineConfigDef;
 import io.pgque.connect.common.version.BuildVersion;
 import io.pgque.connect.source.config.DatabaseChecks;
 import io.pgque.connect.source.config.SourceConfig;
@@ -21,6 +23,8 @@ import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -38,6 +42,7 @@ import java.util.function.Supplier;
 public class PgQueSourceConnector extends SourceConnector {
 
     static final Supplier<String> VERSION = BuildVersion.lazily(PgQueSourceConnector.class, "version.properties");
+    private static final Logger log = LoggerFactory.getLogger(PgQueSourceConnector.class);
 
     private Map<String, String> props;
     private SourceConfig config;
@@ -70,10 +75,16 @@ public class PgQueSourceConnector extends SourceConnector {
         return PgQueSourceTask.class;
     }
 
+    /** Ordered mode: min(tasks.max, N) tasks, a slot being read by one task at a time. */
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         if (config.mode() == SourceMode.COOPERATIVE) {
             return CoopTasks.taskConfigs(props, config.tickerEnabled(), maxTasks);
+        }
+        if (maxTasks > config.slots()) {
+            log.info("Connector {} starts {} tasks, one per slot: {}={} is more than {}={}", props.get(
+                    SourceConfigDef.CONNECTOR_NAME), config.slots(), SourceConfigDef.TASKS_MAX, maxTasks,
+                    SourceConfigDef.SLOTS, config.slots());
         }
         return TaskKeys.taskConfigs(props, config.slots(), config.tickerEnabled(), maxTasks);
     }
@@ -102,7 +113,8 @@ public class PgQueSourceConnector extends SourceConnector {
 
     /**
      * Connect stores the offsets itself (they live in its offsets topic); the connector only
-     * refuses what it would never read. Resetting a slot's offset (null) is always safe: in
+     * refuses what it would never read: any offset set while it runs at-least-once (it resumes
+     * from its consumer in PgQue), and partitions or offsets not of its form. Resetting a slot's offset (null) is always safe: in
      * exactly-once mode the slot's next re-issued batch is then sent whole, so at worst some
      * events reach Kafka twice. Setting one is a promise that Kafka holds the batch up to that
      * event: a new owner of the slot skips what it covers.
@@ -110,6 +122,9 @@ public class PgQueSourceConnector extends SourceConnector {
     @Override
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
         SourceConfig parsed = new SourceConfig(connectorConfig);
+        if (parsed.deliveryGuarantee() != DeliveryGuarantee.EXACTLY_ONCE) {
+            OffsetRequest.checkAtLeastOnce(EngineConfigDef.DELIVERY_GUARANTEE, offsets);
+        }
         if (parsed.mode() == SourceMode.COOPERATIVE) {
             OffsetRequest.checkCooperative(parsed.queue(), parsed.consumer(), offsets);
         } else {
@@ -137,6 +152,9 @@ public class PgQueSourceConnector extends SourceConnector {
         }
         Map<String, List<String>> problems = SourceConfigRules.check(parsed,
                 connectorConfigs.get(SourceConfigDef.TASKS_MAX));
+        SourceConfigRules.warnings(parsed, connectorConfigs.get(SourceConfigDef.TASKS_MAX))
+                .forEach(warning -> log.warn("Connector {}: {}", connectorConfigs.get(SourceConfigDef.CONNECTOR_NAME),
+                        warning));
         if (problems.isEmpty()) {
             problems = DatabaseChecks.run(parsed);
         }

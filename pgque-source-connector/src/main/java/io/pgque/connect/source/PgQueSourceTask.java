@@ -58,6 +58,7 @@ public class PgQueSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        mode.resources().health().checkOutage();
         if (!mode.setup().ready()) {
             return null;
         }
@@ -116,6 +117,7 @@ public class PgQueSourceTask extends SourceTask {
         }
         mode.setup().stop();
         mode.wakeUp();
+        mode.resources().stopSampling();
         String worker = mode.worker();
         Thread orderly = new Thread(this::stopInOrder, "pgque-stop-" + worker);
         orderly.setDaemon(true);

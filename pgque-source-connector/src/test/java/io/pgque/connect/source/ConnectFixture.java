@@ -11,6 +11,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
@@ -22,6 +24,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,6 +58,29 @@ final class ConnectFixture implements AutoCloseable {
     @Override
     public void close() {
         connect.stop();
+    }
+
+    /**
+     * Connect answers a PATCH or DELETE of offsets once the offsets topic has the write, but a
+     * GET reads the worker's view of that topic, which catches up on its own time; so the test
+     * waits for the view, as Kafka's own offsets API tests do, and shows the last view it saw.
+     */
+    void awaitStoredOffsets(String name, String what, Predicate<List<ConnectorOffset>> expected)
+            throws InterruptedException {
+        AtomicReference<List<ConnectorOffset>> last = new AtomicReference<>();
+        try {
+            QueueFixture.await(what, DELIVERY_TIMEOUT, () -> {
+                last.set(connect.connectorOffsets(name).offsets());
+                return expected.test(last.get());
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; last stored offsets: " + last.get(), e);
+        }
+    }
+
+    /** A body for Connect's {@code PATCH /connectors/NAME/offsets} with one partition. */
+    static ConnectorOffsets offsetsRequest(Map<String, ?> partition, Map<String, ?> offset) {
+        return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
     }
 
     Map<String, String> connectorConfig(String name, String queue, int slots, int tasks) {

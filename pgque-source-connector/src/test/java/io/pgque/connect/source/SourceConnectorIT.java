@@ -15,8 +15,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
-import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
-import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets;
 import org.apache.kafka.connect.runtime.rest.errors.ConnectRestException;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
@@ -32,8 +30,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -208,7 +204,30 @@ class SourceConnectorIT {
         connect.deleteConnector("sparse-src");
     }
 
-    /** (c) validate() accepts another N (a resize), reports idle tasks, a missing queue, missing rights and unbacked exactly_once, each under its key. */
+    /**
+     * tasks.max above N is accepted (Connect lets a connector run fewer tasks than tasks.max):
+     * the connector runs one task per slot. So shrinking N is a change of pgque.slots alone.
+     */
+    @Test
+    void moreTasksThanSlotsRunsOneTaskPerSlot() throws Exception {
+        String name = "wide-src";
+        pg.createQueue(name);
+        connect.kafka().createTopic(name, 2);
+        Map<String, String> config = fixture.connectorConfig(name, name, 4, 4);
+        config.put("pgque.ticker.enabled", "true");
+        connect.configureConnector(name, config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 4, "one task per slot");
+
+        config.put("pgque.slots", "2");
+        connect.configureConnector(name, config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2,
+                "pgque.slots lowered to 2 with tasks.max=4 left as it was: two tasks");
+        fixture.sendInterleaved(name, 8, 5, 40);
+        fixture.assertPerKeyOrder(fixture.readPerKey(name, 40), 8, 5);
+        connect.deleteConnector(name);
+    }
+
+    /** (c) validate() accepts another N (a resize) and more tasks than slots, reports typing errors in the connection, a missing queue, missing rights and unbacked exactly_once, each under its key. */
     @Test
     void validateAcceptsAnotherNAndReportsIdleTasksAndUnknownQueue() {
         String queue = "pinned";
@@ -223,8 +242,16 @@ class SourceConnectorIT {
         assertEquals(0, connect.validateConnectorConfig("PgQueSourceConnector", otherN).errorCount(),
                 "another N is no error: the connector resizes the consumer");
 
-        Map<String, String> idle = fixture.connectorConfig("pinned-src", queue, 4, 6);
-        assertError(idle, "pgque.slots", "2 task(s) would stay idle");
+        Map<String, String> moreTasks = fixture.connectorConfig("pinned-src", queue, 4, 6);
+        assertEquals(0, connect.validateConnectorConfig("PgQueSourceConnector", moreTasks).errorCount(),
+                "tasks.max above N is accepted: the connector runs N tasks (see moreTasksThanSlotsRunsOneTaskPerSlot)");
+
+        Map<String, String> noDatabase = fixture.connectorConfig("pinned-src", queue, 4, 2);
+        noDatabase.put("connection.url", "jdbc:postgresql://127.0.0.1:" + pg.db.port() + "/source_it_no_such_db?user=postgres");
+        assertError(noDatabase, "connection.url", "Database 'source_it_no_such_db' does not exist");
+        Map<String, String> unknownHost = fixture.connectorConfig("pinned-src", queue, 4, 2);
+        unknownHost.put("connection.url", "jdbc:postgresql://no-such-host.invalid:5432/app");
+        assertError(unknownHost, "connection.url", "Unknown host 'no-such-host.invalid'");
 
         Map<String, String> unknown = fixture.connectorConfig("pinned-src", "no_such_queue", 4, 2);
         assertError(unknown, "pgque.queue", "does not exist");
@@ -303,9 +330,13 @@ class SourceConnectorIT {
         connect.deleteConnector("flaky-src");
     }
 
-    /** (f) Connect's offsets REST API: an offset the connector would never read is refused, its own are kept. */
+    /**
+     * (f) Connect's offsets REST API on an at-least-once connector, which resumes from its
+     * consumer in PgQue: setting an offset is refused with what to do instead (it would be stored
+     * and never read), resetting is accepted. The exactly-once side: SourceExactlyOnceIT.
+     */
     @Test
-    void offsetRequestsThroughRestAreCheckedBeforeConnectStoresThem() throws Exception {
+    void anAtLeastOnceConnectorRefusesOffsetsItWouldNeverRead() throws Exception {
         String name = "offsets-src";
         String queue = "offsets";
         pg.createQueue(queue);
@@ -316,39 +347,14 @@ class SourceConnectorIT {
         connect.assertions().assertConnectorIsStopped(name, "stopped for offset changes");
 
         ConnectRestException refused = assertThrows(ConnectRestException.class, () -> connect.alterConnectorOffsets(
-                name, request(SourceOffsets.partition("refunds", name, 0), SourceOffsets.offset(1, 2))));
-        assertTrue(refused.getMessage().contains("the connector reads queue 'offsets'"), refused.getMessage());
-
-        connect.alterConnectorOffsets(name, request(SourceOffsets.partition(queue, name, 1), SourceOffsets.offset(7, 70)));
-        awaitStoredOffsets(name, "the altered offset of slot 1", stored -> stored.size() == 1
-                && ((Number) stored.get(0).offset().get(SourceOffsets.BATCH_ID)).longValue() == 7L
-                && ((Number) stored.get(0).offset().get(SourceOffsets.EVENT_ID)).longValue() == 70L);
+                name, ConnectFixture.offsetsRequest(SourceOffsets.partition(queue, name, 1), SourceOffsets.offset(7, 70))));
+        assertTrue(refused.getMessage().contains("runs at-least-once (pgque.delivery.guarantee=at_least_once)")
+                && refused.getMessage().contains("never read") && refused.getMessage().contains("exactly_once"),
+                refused.getMessage());
 
         connect.resetConnectorOffsets(name);
-        awaitStoredOffsets(name, "no offsets after the reset", List::isEmpty);
+        fixture.awaitStoredOffsets(name, "no offsets after the reset", List::isEmpty);
         connect.deleteConnector(name);
-    }
-
-    /**
-     * Connect answers a PATCH or DELETE of offsets once the offsets topic has the write, but a
-     * GET reads the worker's view of that topic, which catches up on its own time; so the test
-     * waits for the view, as Kafka's own offsets API tests do, and shows the last view it saw.
-     */
-    private static void awaitStoredOffsets(String name, String what, Predicate<List<ConnectorOffset>> expected)
-            throws InterruptedException {
-        AtomicReference<List<ConnectorOffset>> last = new AtomicReference<>();
-        try {
-            QueueFixture.await(what, DELIVERY_TIMEOUT, () -> {
-                last.set(connect.connectorOffsets(name).offsets());
-                return expected.test(last.get());
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; last stored offsets: " + last.get(), e);
-        }
-    }
-
-    private static ConnectorOffsets request(Map<String, ?> partition, Map<String, ?> offset) {
-        return new ConnectorOffsets(List.of(new ConnectorOffset(partition, offset)));
     }
 
     /** Queue and topic {@code queue}, and connector {@code name} on it with one slot, one task and the ticker, running. */

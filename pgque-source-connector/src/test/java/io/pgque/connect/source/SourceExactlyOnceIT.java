@@ -6,11 +6,14 @@ package io.pgque.connect.source;
 
 import io.pgque.client.Event;
 import io.pgque.connect.source.config.EventHeaders;
+import io.pgque.connect.source.offsets.SourceOffsets;
+import io.pgque.testing.PluginMetricsJmx;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.connect.runtime.rest.errors.ConnectRestException;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,9 +22,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -142,7 +143,7 @@ class SourceExactlyOnceIT {
             // At least one: a task may die on a batch it took over from the other dead task, so
             // two deaths can leave one committed-but-open batch between them. What must never
             // happen, a second copy in Kafka, assertEveryEventOnce has already ruled out.
-            assertTrue(pluginMetricSum(name, "batches-skipped-total") >= 1,
+            assertTrue(PluginMetricsJmx.sum(name, "batches-skipped-total") >= 1,
                     "a restarted task acked a committed batch without sending it again");
             fixture.connect.deleteConnector(name);
         } finally {
@@ -214,6 +215,32 @@ class SourceExactlyOnceIT {
             }
         }
         return transactions;
+    }
+
+    /** Connect's offsets REST API: an offset the connector would never read is refused, its own are stored. */
+    @Test
+    @Order(4)
+    void offsetRequestsThroughRestAreCheckedBeforeConnectStoresThem() throws Exception {
+        String name = "eos-offsets";
+        startConnector(name);
+        fixture.connect.stopConnector(name);
+        fixture.connect.assertions().assertConnectorIsStopped(name, "stopped for offset changes");
+
+        ConnectRestException refused = assertThrows(ConnectRestException.class, () -> fixture.connect
+                .alterConnectorOffsets(name, ConnectFixture.offsetsRequest(SourceOffsets.partition("refunds", name, 0),
+                        SourceOffsets.offset(1, 2))));
+        assertTrue(refused.getMessage().contains("the connector reads queue '" + name + "'"), refused.getMessage());
+
+        fixture.connect.alterConnectorOffsets(name, ConnectFixture.offsetsRequest(
+                SourceOffsets.partition(name, name, 1), SourceOffsets.offset(7, 70)));
+        fixture.awaitStoredOffsets(name, "the altered offset of slot 1", stored -> stored.stream().anyMatch(o ->
+                ((Number) o.partition().get(SourceOffsets.SLOT)).intValue() == 1
+                        && ((Number) o.offset().get(SourceOffsets.BATCH_ID)).longValue() == 7L
+                        && ((Number) o.offset().get(SourceOffsets.EVENT_ID)).longValue() == 70L));
+
+        fixture.connect.resetConnectorOffsets(name);
+        fixture.awaitStoredOffsets(name, "no offsets after the reset", List::isEmpty);
+        fixture.connect.deleteConnector(name);
     }
 
     private static void startConnector(String name) throws InterruptedException {
@@ -290,16 +317,4 @@ class SourceExactlyOnceIT {
         fixture.assertExactlyOnceInOrder(byKey, KEYS, perKey);
     }
 
-    /** Sum of one plugin metric over the connector's current tasks, read over JMX. */
-    private static double pluginMetricSum(String connector, String attribute) throws Exception {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        double sum = 0;
-        for (ObjectName name : server.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                + connector + ",*"), null)) {
-            if (name.getKeyProperty("slot") == null) {
-                sum += ((Number) server.getAttribute(name, attribute)).doubleValue();
-            }
-        }
-        return sum;
-    }
 }

@@ -33,6 +33,7 @@ public final class ConnectionConfigDef {
     public static final String SOCKET_TIMEOUT_MS = "connection.socket.timeout.ms";
     public static final String STATEMENT_TIMEOUT_MS = "connection.statement.timeout.ms";
     public static final String LOCK_TIMEOUT_MS = "connection.lock.timeout.ms";
+    public static final String MAX_OUTAGE_MS = "connection.max.outage.ms";
 
     public static final String SSL_MODE = "connection.ssl.mode";
     public static final String SSL_ROOT_CERT = "connection.ssl.root.cert";
@@ -47,6 +48,10 @@ public final class ConnectionConfigDef {
     public static final long SOCKET_TIMEOUT_MS_DEFAULT = 45_000L;
     public static final long STATEMENT_TIMEOUT_MS_DEFAULT = 30_000L;
     public static final long LOCK_TIMEOUT_MS_DEFAULT = 10_000L;
+    /** No bound: a task waits for its database as long as it takes. */
+    public static final long MAX_OUTAGE_MS_DEFAULT = 0L;
+    /** A week: the longest bound that still means something. */
+    public static final long MAX_OUTAGE_MS_MAX = 7L * 24 * 3_600_000L;
     /** An hour: beyond that a bound protects nothing a connector cares about. */
     public static final long TIMEOUT_MS_MAX = 3_600_000L;
     /**
@@ -110,6 +115,14 @@ public final class ConnectionConfigDef {
                         + "milliseconds (PostgreSQL's lock_timeout), e.g. behind a long transaction of another "
                         + "client or a DDL statement; the task retries. 0 leaves the server's own setting in force.",
                 GROUP, ++order, Width.SHORT, "Lock timeout (ms)");
+        def.define(MAX_OUTAGE_MS, Type.LONG, MAX_OUTAGE_MS_DEFAULT, Range.between(0L, MAX_OUTAGE_MS_MAX),
+                Importance.MEDIUM,
+                "How long a task may go without a working connection to the database, in milliseconds, before it "
+                        + "fails with the last error, so that Connect's status (and restart tooling watching it) "
+                        + "shows the outage. It counts from the first failure after the last success (a refused "
+                        + "login, a broken connection, no connection within " + TIMEOUT_MS + "). 0 (the default): "
+                        + "no bound, the task retries until the database is back.",
+                GROUP, ++order, Width.SHORT, "Max outage (ms)");
 
         int tls = 0;
         def.define(SSL_MODE, Type.STRING, SslMode.CHOICE.label(SSL_MODE_DEFAULT), SslMode.CHOICE.validator(),

@@ -25,6 +25,7 @@ public final class ConnectionSettings {
     private final long socketTimeoutMs;
     private final long statementTimeoutMs;
     private final long lockTimeoutMs;
+    private final long maxOutageMs;
     private final SslMode sslMode;
     private final String sslRootCert;
     private final String sslCert;
@@ -42,6 +43,7 @@ public final class ConnectionSettings {
         this.socketTimeoutMs = config.getLong(ConnectionConfigDef.SOCKET_TIMEOUT_MS);
         this.statementTimeoutMs = config.getLong(ConnectionConfigDef.STATEMENT_TIMEOUT_MS);
         this.lockTimeoutMs = config.getLong(ConnectionConfigDef.LOCK_TIMEOUT_MS);
+        this.maxOutageMs = config.getLong(ConnectionConfigDef.MAX_OUTAGE_MS);
         this.sslMode = SslMode.CHOICE.parse(ConnectionConfigDef.SSL_MODE, config.getString(ConnectionConfigDef.SSL_MODE));
         this.sslRootCert = config.getString(ConnectionConfigDef.SSL_ROOT_CERT).trim();
         this.sslCert = config.getString(ConnectionConfigDef.SSL_CERT).trim();
@@ -99,6 +101,11 @@ public final class ConnectionSettings {
         return lockTimeoutMs;
     }
 
+    /** How long a task may go without a working connection before it fails; 0: no bound. */
+    public long maxOutageMs() {
+        return maxOutageMs;
+    }
+
     public SslMode sslMode() {
         return sslMode;
     }
@@ -138,6 +145,7 @@ public final class ConnectionSettings {
                 + ", socketTimeoutMs=" + socketTimeoutMs
                 + ", statementTimeoutMs=" + statementTimeoutMs
                 + ", lockTimeoutMs=" + lockTimeoutMs
+                + ", maxOutageMs=" + maxOutageMs
                 + ", sslMode=" + sslMode.driverValue()
                 + ", sslRootCert=" + sslRootCert
                 + ", sslCert=" + sslCert

@@ -6,8 +6,10 @@ package io.pgque.connect.common.config;
 
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.postgresql.Driver;
 
 import java.util.Locale;
+import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
@@ -36,6 +38,11 @@ public final class JdbcUrlValidator implements ConfigDef.Validator {
                     + (tlsKey ? "sslpassword" : "password") + " parameter; give it in "
                     + (tlsKey ? ConnectionConfigDef.SSL_KEY_PASSWORD : ConnectionConfigDef.PASSWORD)
                     + ", which is kept out of logs");
+        }
+        if (Driver.parseURL(url, new Properties()) == null) {
+            throw new ConfigException("Invalid value for configuration " + name + ": the PostgreSQL driver cannot read "
+                    + "this URL. Check the port (a number from 1 to 65535) and any %-escapes in its parameters; "
+                    + "for example jdbc:postgresql://host:5432/database");
         }
     }
 

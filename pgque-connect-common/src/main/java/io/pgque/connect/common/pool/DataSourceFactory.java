@@ -7,6 +7,8 @@ package io.pgque.connect.common.pool;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.connect.common.config.ConnectionSettings;
+import io.pgque.connect.common.health.DatabaseHealth;
+import io.pgque.connect.common.health.PoolHealth;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +35,15 @@ public final class DataSourceFactory {
      * belongs to. The caller closes the pool.
      */
     public static HikariDataSource create(ConnectionSettings settings, String poolName) {
+        return create(settings, poolName, null);
+    }
+
+    /** As {@link #create(ConnectionSettings, String)}, reporting to {@code health} (when not null) what the pool sees. */
+    public static HikariDataSource create(ConnectionSettings settings, String poolName, DatabaseHealth health) {
         HikariConfig config = configure(settings, poolName);
+        if (health != null) {
+            PoolHealth.observe(config, health);
+        }
         log.info("Opening connection pool {} to {} as user '{}' (at most {} connections)",
                 poolName, settings.url(), settings.user(), settings.poolSize());
         return new HikariDataSource(config);
@@ -45,7 +55,16 @@ public final class DataSourceFactory {
      * {@code connection.pool.size} says.
      */
     public static HikariDataSource createOnDemand(ConnectionSettings settings, String poolName, int maxConnections) {
+        return createOnDemand(settings, poolName, maxConnections, null);
+    }
+
+    /** As {@link #createOnDemand(ConnectionSettings, String, int)}, reporting to {@code health} (when not null). */
+    public static HikariDataSource createOnDemand(ConnectionSettings settings, String poolName, int maxConnections,
+                                                  DatabaseHealth health) {
         HikariConfig config = configure(settings, poolName);
+        if (health != null) {
+            PoolHealth.observe(config, health);
+        }
         config.setMaximumPoolSize(maxConnections);
         config.setMinimumIdle(0);
         log.info("Opening connection pool {} to {} as user '{}' (at most {} connections, none kept idle)",

@@ -8,6 +8,7 @@ import io.pgque.client.PgQue;
 import io.pgque.client.PgQueException;
 import io.pgque.connect.common.config.ConnectionConfigDef;
 import io.pgque.connect.common.config.ConnectionSettings;
+import org.apache.kafka.common.config.ConfigException;
 import org.postgresql.Driver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +23,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -57,63 +61,95 @@ public final class DatabaseProbe implements AutoCloseable {
     /**
      * Opens a probe with {@code settings} and runs {@code check} on it, in a thread of its own
      * and for at most connection.timeout.ms (plus a little): a validate call must answer even
-     * when the database does not. When no server answers at all (see {@link Unreachable}) the
-     * checks are skipped with a warning and {@code whenUnreachable} is returned: a connector
-     * deployed during an outage is accepted and its tasks wait for the database. Every other way
-     * this can fail (a refused login, a failed query, a bug) comes back through {@code problem}
-     * as one message for the user, fit to be filed under connection.url; both connectors
-     * validate this way.
+     * when the database does not. When no server answers at all ({@link ConnectionFailure.Kind#UNREACHABLE})
+     * the checks are skipped with a warning and {@code whenUnreachable} is returned: a connector
+     * deployed during an outage is accepted and its tasks wait for the database. A login refused
+     * for a reason in the configuration (an unknown host, a wrong password or user, a database
+     * that does not exist, TLS) comes back through {@code problem} filed under the key to change;
+     * every other failure (a failed query, a bug) under connection.url. Both connectors validate
+     * this way.
      *
      * @param what names the configuration in the warning, e.g. "the sink's configuration"
      */
     public static <T> T check(ConnectionSettings settings, String applicationName, String what, Check<T> check,
-                              Function<String, T> problem, T whenUnreachable) {
+                              Function<ConnectionFailure, T> problem, T whenUnreachable) {
+        return check(settings, applicationName, check, problem, reason -> {
+            log.warn("Skipped the database checks of {}: {}. Accepting the configuration; the tasks wait for the "
+                    + "database. Check the host, port and firewall if it should be up.", what, reason);
+            return whenUnreachable;
+        });
+    }
+
+    /**
+     * What a task does when it starts: logs in once, within connection.timeout.ms. A login refused
+     * for a reason in the configuration fails the start, naming the key, so that Connect shows
+     * the task FAILED with that message instead of a task that retries for ever; a server that
+     * does not answer (yet), or any other failure, only gets a warning: the task starts, and
+     * retries the database as it works.
+     *
+     * @throws ConfigException when the configuration keeps the task from ever logging in
+     */
+    public static void requireLogin(ConnectionSettings settings, String applicationName) {
+        Optional<ConnectionFailure> failure = check(settings, applicationName, probe -> Optional.empty(),
+                Optional::of, reason -> Optional.of(new ConnectionFailure(ConnectionFailure.Kind.UNREACHABLE,
+                        ConnectionConfigDef.URL, reason)));
+        if (failure.isEmpty()) {
+            return;
+        }
+        if (failure.get().isConfiguration()) {
+            throw new ConfigException(failure.get().key() + ": " + failure.get().message());
+        }
+        log.warn("Task {} cannot reach the database at start ({}); it starts, and waits for the database as it works",
+                applicationName, failure.get().message());
+    }
+
+    private static <T> T check(ConnectionSettings settings, String applicationName, Check<T> check,
+                               Function<ConnectionFailure, T> problem, Function<String, T> unreachable) {
         ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, applicationName);
             thread.setDaemon(true);
             return thread;
         });
         try {
-            return executor.submit(() -> openAndRun(settings, applicationName, what, check, problem, whenUnreachable))
+            return executor.submit(() -> openAndRun(settings, applicationName, check, problem, unreachable))
                     .get(settings.timeoutMs() + SLACK_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return skipped(what, "no answer from " + settings.url() + " within " + settings.timeoutMs() + " ms ("
-                    + ConnectionConfigDef.TIMEOUT_MS + ")", whenUnreachable);
+            return unreachable.apply("no answer from " + settings.url() + " within " + settings.timeoutMs() + " ms ("
+                    + ConnectionConfigDef.TIMEOUT_MS + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return problem.apply("Interrupted while checking the database");
+            return problem.apply(other("Interrupted while checking the database"));
         } catch (ExecutionException e) {
             log.warn("Checking the database failed unexpectedly", e.getCause());
-            return problem.apply("Checking the database failed: " + e.getCause());
+            return problem.apply(other("Checking the database failed: " + e.getCause()));
         } finally {
             executor.shutdownNow();
         }
     }
 
-    private static <T> T openAndRun(ConnectionSettings settings, String applicationName, String what,
-                                    Check<T> check, Function<String, T> problem, T whenUnreachable) {
+    private static <T> T openAndRun(ConnectionSettings settings, String applicationName, Check<T> check,
+                                    Function<ConnectionFailure, T> problem, Function<String, T> unreachable) {
         DatabaseProbe probe;
         try {
             probe = open(settings, applicationName);
         } catch (SQLException e) {
+            ConnectionFailure failure = ConnectionFailure.classify(e, settings);
             String user = settings.user().isEmpty() ? "" : " as user '" + settings.user() + "'";
-            if (Unreachable.is(e)) {
-                return skipped(what, "cannot connect to " + settings.url() + user + ": " + describe(e, settings),
-                        whenUnreachable);
+            if (failure.isUnreachable()) {
+                return unreachable.apply("cannot connect to " + settings.url() + user + ": " + failure.message());
             }
-            return problem.apply("Cannot connect to " + settings.url() + user + ": " + describe(e, settings));
+            return problem.apply(failure.isConfiguration() ? failure
+                    : other("Cannot connect to " + settings.url() + user + ": " + failure.message()));
         }
         try (probe) {
             return check.run(probe);
         } catch (SQLException e) {
-            return problem.apply("Checking the database failed: " + describe(e, settings));
+            return problem.apply(other("Checking the database failed: " + describe(e, settings)));
         }
     }
 
-    private static <T> T skipped(String what, String reason, T whenUnreachable) {
-        log.warn("Skipped the database checks of {}: {}. Accepting the configuration; the tasks wait for the "
-                + "database. Check the host, port and firewall if it should be up.", what, reason);
-        return whenUnreachable;
+    private static ConnectionFailure other(String message) {
+        return new ConnectionFailure(ConnectionFailure.Kind.OTHER, ConnectionConfigDef.URL, message);
     }
 
     /**
@@ -199,6 +235,46 @@ public final class DatabaseProbe implements AutoCloseable {
     public boolean canCreateSchema() throws SQLException {
         return bool("select has_database_privilege(current_user, current_database(), 'CREATE')");
     }
+
+    /** Whether the current role may create roles (CREATEROLE, or superuser). */
+    public boolean canCreateRoles() throws SQLException {
+        return bool("select rolcreaterole or rolsuper from pg_roles where rolname = current_user");
+    }
+
+    /** Whether every one of {@code roles} exists in the cluster. */
+    public boolean rolesExist(List<String> roles) throws SQLException {
+        return bool("select count(*) = ? from pg_roles where rolname = any(?)", roles.size(),
+                connection.createArrayOf("text", roles.toArray()));
+    }
+
+    /**
+     * Why the current role could not install the engine in this database, or empty when it could:
+     * installing creates the pgque schema (CREATE on the database) and, where they do not exist
+     * yet in the cluster, the engine's roles (CREATEROLE).
+     *
+     * @param fix what the user may do instead, appended to the message
+     */
+    public Optional<String> installProblem(String fix) throws SQLException {
+        boolean schema = canCreateSchema();
+        boolean roles = rolesExist(ENGINE_ROLES) || canCreateRoles();
+        if (schema && roles) {
+            return Optional.empty();
+        }
+        List<String> missing = new ArrayList<>();
+        if (!schema) {
+            missing.add("CREATE on database '" + currentDatabase() + "' (for the pgque schema)");
+        }
+        if (!roles) {
+            missing.add("CREATEROLE (for the roles " + String.join(", ", ENGINE_ROLES) + ", which do not exist yet)");
+        }
+        return Optional.of("The PgQue engine is not installed in database '" + currentDatabase()
+                + "', and user '" + currentUser() + "' may not install it: installing needs "
+                + String.join(" and ", missing) + ". Install it as the database owner with CREATEROLE (psql -f "
+                + "pgque.sql), grant the user what is missing, or " + fix);
+    }
+
+    /** The roles the engine's installer creates, under their default names (prefix pgque). */
+    public static final List<String> ENGINE_ROLES = List.of("pgque_reader", "pgque_writer", "pgque_ticker", "pgque_admin");
 
     /** Whether the current role is a member of {@code role} (with its rights); false when there is no such role. */
     public boolean hasRole(String role) throws SQLException {

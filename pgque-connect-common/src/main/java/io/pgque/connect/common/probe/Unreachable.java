@@ -9,7 +9,8 @@ import java.sql.SQLTransientConnectionException;
 
 /**
  * Tells "no server answered" from "a server answered and refused". validate() reports the second
- * (a wrong password, an unknown database, missing rights) but only warns about the first: a
+ * (a wrong password, an unknown database, missing rights; see {@link ConnectionFailure}, which
+ * also tells an unknown host apart before asking this) but only warns about the first: a
  * connector deployed while PostgreSQL is down must be accepted, since its tasks wait for the
  * database and retry; failing the deployment would turn a passing outage into a failed rollout.
  */
@@ -28,7 +29,7 @@ public final class Unreachable {
                 return true;
             }
             if (t instanceof java.net.ConnectException || t instanceof java.net.SocketTimeoutException
-                    || t instanceof java.net.UnknownHostException) {
+                    || t instanceof java.net.NoRouteToHostException) {
                 return true;
             }
             if (t.getCause() == t) {

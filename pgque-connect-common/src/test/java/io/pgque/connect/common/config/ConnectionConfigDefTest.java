@@ -110,6 +110,16 @@ class ConnectionConfigDefTest {
     }
 
     @Test
+    void aUrlTheDriverCannotReadIsRejectedNamingTheKey() {
+        for (String url : new String[] {"jdbc:postgresql://db-host:54x2/app", "jdbc:postgresql://db-host:99999/app",
+                "jdbc:postgresql://db-host/app?options=%zz"}) {
+            ConfigException e = rejected("connection.url", url);
+            assertTrue(e.getMessage().contains("connection.url") && e.getMessage().contains("cannot read"), e.getMessage());
+            assertFalse(e.getMessage().contains("db-host"), e.getMessage());
+        }
+    }
+
+    @Test
     void urlCarryingAPasswordIsRejectedWithoutEchoingIt() {
         ConfigException e = rejected("connection.url", "jdbc:postgresql://h/db?user=u&password=s3cr3t");
         assertTrue(e.getMessage().contains("connection.url"), e.getMessage());

@@ -30,6 +30,10 @@ public final class WorkerFile {
     private WorkerFile() {
     }
 
+    /** The lines that name a Connect cluster: workers sharing them form one cluster. */
+    public static final Set<String> CLUSTER_KEYS =
+            Set.of("group.id", "config.storage.topic", "offset.storage.topic", "status.storage.topic");
+
     /**
      * Writes {@code target}: {@code shipped} with the values of {@code deployment} (keys of
      * {@link #DEPLOYMENT_KEYS} only) in place of its own. Fails when a deployment key is not in
@@ -39,6 +43,26 @@ public final class WorkerFile {
         if (!DEPLOYMENT_KEYS.containsAll(deployment.keySet())) {
             throw new IllegalArgumentException("only " + DEPLOYMENT_KEYS + " are deployment lines, not " + deployment.keySet());
         }
+        return replace(shipped, deployment, target);
+    }
+
+    /**
+     * As {@link #write}, for a cluster of its own: the shipped group id and internal topic names
+     * get {@code "-" + cluster} appended, so that several clusters can share one broker.
+     */
+    public static Path writeForCluster(Path shipped, Map<String, String> deployment, String cluster, Path target) {
+        if (!DEPLOYMENT_KEYS.containsAll(deployment.keySet())) {
+            throw new IllegalArgumentException("only " + DEPLOYMENT_KEYS + " are deployment lines, not " + deployment.keySet());
+        }
+        Map<String, String> lines = new java.util.HashMap<>(deployment);
+        Map<String, String> shippedSettings = settings(shipped);
+        for (String key : CLUSTER_KEYS) {
+            lines.put(key, shippedSettings.get(key) + "-" + cluster);
+        }
+        return replace(shipped, lines, target);
+    }
+
+    private static Path replace(Path shipped, Map<String, String> deployment, Path target) {
         try {
             List<String> out = new ArrayList<>();
             Set<String> replaced = new HashSet<>();

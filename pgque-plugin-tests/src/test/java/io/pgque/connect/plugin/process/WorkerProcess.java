@@ -46,11 +46,17 @@ public final class WorkerProcess implements AutoCloseable {
      * the worker finds the connectors in its plugin.path only.
      */
     public static WorkerProcess start(String name, Path workerFile, int port, String classpath) {
+        return start(name, workerFile, port, classpath, List.of());
+    }
+
+    /** As {@link #start(String, Path, int, String)}, with more JVM options (e.g. a logging configuration). */
+    public static WorkerProcess start(String name, Path workerFile, int port, String classpath, List<String> jvmOptions) {
         Path log = workerFile.resolveSibling(name + ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms64m");
         command.add("-Xmx384m");
+        command.addAll(jvmOptions);
         // slf4j-simple is the binding on this classpath; INFO shows the rebalances and task moves.
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
         command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
@@ -126,7 +132,8 @@ public final class WorkerProcess implements AutoCloseable {
 
     /**
      * True once the worker has joined its cluster and read the config topic: {@code GET /health}
-     * (KIP-1017) answers 200 only then.
+     * (KIP-1017, Kafka 3.9) answers 200 only then. An older worker, which has no such endpoint,
+     * is taken as ready when it lists its connectors, which it does only once it has joined.
      */
     public boolean ready() {
         if (!process.isAlive()) {
@@ -135,6 +142,10 @@ public final class WorkerProcess implements AutoCloseable {
         try {
             HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(rest().resolve("health"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() == 404) {
+                response = HTTP.send(HttpRequest.newBuilder(rest().resolve("connectors"))
+                        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            }
             return response.statusCode() == 200;
         } catch (IOException e) {
             return false; // not listening yet

@@ -69,7 +69,7 @@ public final class LiveChecks {
             return findings;
         }, problem -> {
             Findings findings = new Findings();
-            findings.add(ConnectionConfigDef.URL, problem);
+            findings.add(problem.key(), problem.message());
             return findings;
         }, new Findings());
     }

@@ -37,7 +37,7 @@ final class SinkDatabaseRules {
         String user = probe.currentUser();
         String database = probe.currentDatabase();
         if (!probe.engineInstalled()) {
-            engineMissing(user, database);
+            engineMissing(database);
             return;
         }
         mayExecute(user, SEND_EVENTS, "send events");
@@ -69,15 +69,14 @@ final class SinkDatabaseRules {
         }
     }
 
-    private void engineMissing(String user, String database) throws SQLException {
+    private void engineMissing(String database) throws SQLException {
         if (expected.schemaInstall() == SchemaInstall.NONE) {
             findings.add(EngineConfigDef.SCHEMA_INSTALL, "The PgQue engine is not installed in database '" + database
                     + "'. Install it (the pgque.sql script of this release), or set " + EngineConfigDef.SCHEMA_INSTALL
                     + "=if_missing to let the connector install it");
-        } else if (!probe.canCreateSchema()) {
-            findings.add(EngineConfigDef.SCHEMA_INSTALL, "The PgQue engine is not installed in database '" + database
-                    + "', and user '" + user + "' may not create schemas there, so " + EngineConfigDef.SCHEMA_INSTALL
-                    + "=if_missing cannot install it. Install it as the database owner, or grant CREATE on the database");
+        } else {
+            probe.installProblem("install it beforehand and set " + EngineConfigDef.SCHEMA_INSTALL + "=none")
+                    .ifPresent(problem -> findings.add(EngineConfigDef.SCHEMA_INSTALL, problem));
         }
         if (!expected.autoCreate()) {
             for (Map.Entry<String, String> entry : expected.queueKeys().entrySet()) {

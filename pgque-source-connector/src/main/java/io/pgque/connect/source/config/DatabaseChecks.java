@@ -40,7 +40,7 @@ public final class DatabaseChecks {
     /** Problems by key; empty when all checks passed. Bounded in time by connection.timeout.ms. */
     public static Map<String, List<String>> run(SourceConfig config) {
         return DatabaseProbe.check(config.connection(), "pgque-source-validate", "the source's configuration",
-                probe -> new DatabaseChecks(config).check(probe), problem -> single(ConnectionConfigDef.URL, problem),
+                probe -> new DatabaseChecks(config).check(probe), problem -> single(problem.key(), problem.message()),
                 Map.of());
     }
 
@@ -49,15 +49,24 @@ public final class DatabaseChecks {
             if (config.schemaInstall() == SchemaInstall.NONE) {
                 add(EngineConfigDef.SCHEMA_INSTALL, "the database has no pgque schema: install the engine, or set "
                         + EngineConfigDef.SCHEMA_INSTALL + "=if_missing");
+            } else {
+                probe.installProblem("install it beforehand and set " + EngineConfigDef.SCHEMA_INSTALL + "=none")
+                        .ifPresent(problem -> add(EngineConfigDef.SCHEMA_INSTALL, problem));
             }
-            add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist (the engine is not installed)");
+            add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist (the engine is not installed): "
+                    + "install the engine, then create the queue as a role with pgque_admin (select "
+                    + "pgque.create_queue('" + config.queue() + "')), or let the sink create it ("
+                    + "pgque.queue.auto.create=true); or correct " + SourceConfigDef.QUEUE);
             return problems;
         }
         // Rights first: without pgque_reader the queue checks below would only say "permission denied".
         if (checkRoles(probe)) {
             if (!probe.queueExists(config.queue())) {
-                add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist; create it first "
-                        + "(select pgque.create_queue('" + config.queue() + "'))");
+                add(SourceConfigDef.QUEUE, "queue '" + config.queue() + "' does not exist in database '"
+                        + probe.currentDatabase() + "': create it as a role with pgque_admin (select "
+                        + "pgque.create_queue('" + config.queue() + "')), or let the sink that writes to it create "
+                        + "it (pgque.queue.auto.create=true), then validate again; or correct " + SourceConfigDef.QUEUE
+                        + " if the name is wrong");
             }
         }
         return problems;

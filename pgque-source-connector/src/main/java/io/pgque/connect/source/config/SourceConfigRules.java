@@ -39,7 +39,6 @@ public final class SourceConfigRules {
                     + "exactly.once.source.support=enabled on every worker");
         }
         ConnectionConfigDef.problems(config.values()).forEach((key, message) -> add(problems, key, message));
-        boolean ordered = config.mode() == SourceMode.ORDERED;
         checkMode(config, problems);
         if (config.consumer().isEmpty()) {
             add(problems, SourceConfigDef.CONSUMER, SourceConfigDef.CONSUMER
@@ -58,14 +57,24 @@ public final class SourceConfigRules {
                     + SourceConfigDef.TOPIC_CREATION_PARTITIONS + ")");
         }
         checkValueConverter(config, problems);
-        Integer maxTasks = parseTasksMax(tasksMax);
-        if (ordered && config.slotsSet() && maxTasks != null && maxTasks > config.slots()) {
-            add(problems, SourceConfigDef.SLOTS, SourceConfigDef.TASKS_MAX + "=" + maxTasks + " is more than "
-                    + SourceConfigDef.SLOTS + "=" + config.slots() + ": a slot is read by one task at a time, so "
-                    + (maxTasks - config.slots()) + " task(s) would stay idle; lower " + SourceConfigDef.TASKS_MAX
-                    + " to at most " + config.slots());
-        }
         return problems;
+    }
+
+    /**
+     * What is accepted but worth saying, for validate() to log: Connect lets a connector run
+     * fewer tasks than {@code tasks.max} (Connect's REST result has no place for a warning).
+     *
+     * @param tasksMax Connect's {@code tasks.max}, or null when unknown
+     */
+    public static List<String> warnings(SourceConfig config, String tasksMax) {
+        List<String> warnings = new ArrayList<>();
+        Integer maxTasks = parseTasksMax(tasksMax);
+        if (config.mode() == SourceMode.ORDERED && config.slotsSet() && maxTasks != null && maxTasks > config.slots()) {
+            warnings.add(SourceConfigDef.TASKS_MAX + "=" + maxTasks + " is more than " + SourceConfigDef.SLOTS + "="
+                    + config.slots() + ": a slot is read by one task at a time, so the connector runs "
+                    + config.slots() + " task(s), one per slot");
+        }
+        return warnings;
     }
 
     /**

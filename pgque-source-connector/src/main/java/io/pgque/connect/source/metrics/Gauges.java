@@ -4,36 +4,19 @@
  */
 package io.pgque.connect.source.metrics;
 
+import io.pgque.connect.common.metrics.PluginGauges;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/**
- * Registers a task's gauge even while the task's previous instance still holds the name: when a
- * restarted task starts before the old instance has finished stopping (Connect gives up waiting
- * after its graceful-stop timeout and starts the new one anyway), the old gauges are still
- * registered, and a plain registration would fail the new task over a metric. The name cannot
- * be taken over (only the instance that registered it may remove it), so the gauge is skipped
- * until the task's next start.
- */
+/** Registers a task's gauge; see {@link PluginGauges}, which both connectors share. */
 public final class Gauges {
-
-    private static final Logger log = LoggerFactory.getLogger(Gauges.class);
 
     private Gauges() {
     }
 
     /** @return whether the gauge was registered (and must be removed at close) */
     public static boolean register(PluginMetrics plugin, MetricName metric, Gauge<Long> gauge) {
-        try {
-            plugin.addMetric(metric, gauge);
-            return true;
-        } catch (IllegalArgumentException e) {
-            log.warn("Metric {} {} is still registered by a previous instance of this task, which has not "
-                    + "finished stopping; this instance goes without it", metric.name(), metric.tags());
-            return false;
-        }
+        return PluginGauges.register(plugin, metric, gauge);
     }
 }

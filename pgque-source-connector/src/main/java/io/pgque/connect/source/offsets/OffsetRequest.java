@@ -14,9 +14,9 @@ import java.util.function.Function;
 /**
  * Checks an operator's request to alter or reset source offsets (Connect's {@code PATCH} or
  * {@code DELETE /connectors/NAME/offsets}) before Connect stores it. Only exactly-once mode reads
- * the offsets back, to learn how much of a re-issued batch Kafka holds; an offset that names
- * another queue, consumer or slot would never be read, and one without a batch and event id
- * would be ignored, so both are refused instead of stored quietly.
+ * the offsets back, to learn how much of a re-issued batch Kafka holds; an offset set for an
+ * at-least-once connector, one that names another queue, consumer or slot, or one without a
+ * batch and event id would never be read, so all are refused instead of stored quietly.
  */
 public final class OffsetRequest {
 
@@ -47,6 +47,32 @@ public final class OffsetRequest {
                 "A source partition is {\"" + SourceOffsets.QUEUE + "\": \"" + queue + "\", \""
                         + SourceOffsets.CONSUMER + "\": \"" + consumer + "\", \"" + SourceOffsets.SUBCONSUMER
                         + "\": \"task-<i>\"}");
+    }
+
+    /**
+     * An at-least-once connector resumes from its consumer's position in PgQue and never reads
+     * Connect's offsets: setting one would be stored and then ignored, so it is refused with what
+     * to do instead. Resetting (null offsets, {@code DELETE}) is accepted: it changes nothing now,
+     * and keeps a later switch to exactly-once from reading stale offsets.
+     *
+     * @param guaranteeKey the key that selects the delivery guarantee, named in the message
+     * @throws ConnectException when any offset is set rather than reset
+     */
+    public static void checkAtLeastOnce(String guaranteeKey, Map<Map<String, ?>, Map<String, ?>> offsets) {
+        List<String> set = new ArrayList<>();
+        offsets.forEach((partition, offset) -> {
+            if (offset != null) {
+                set.add(partition + " -> " + offset);
+            }
+        });
+        if (!set.isEmpty()) {
+            throw new ConnectException("Refusing the offsets request: the connector runs at-least-once ("
+                    + guaranteeKey + "=at_least_once) and resumes from its consumer's position in PgQue, never from "
+                    + "Connect's offsets, so " + String.join("; ", set) + " would be stored and never read. Resetting "
+                    + "(DELETE /connectors/NAME/offsets, or null offsets) is accepted. To skip events, move the "
+                    + "consumer in PgQue while the connector is stopped (docs/source.md, offsets); to have Connect's "
+                    + "offsets read, run the connector with " + guaranteeKey + "=exactly_once");
+        }
     }
 
     private static void check(Map<Map<String, ?>, Map<String, ?>> offsets,

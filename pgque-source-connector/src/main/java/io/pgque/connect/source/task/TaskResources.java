@@ -6,7 +6,12 @@ package io.pgque.connect.source.task;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgque.connect.common.config.DeliveryGuarantee;
+import io.pgque.connect.common.health.DatabaseHealth;
+import io.pgque.connect.common.health.DatabaseHealthMetrics;
+import io.pgque.connect.common.metrics.PluginMetricsSupport;
+import io.pgque.connect.common.metrics.QueueGauges;
 import io.pgque.connect.common.pool.DataSourceFactory;
+import io.pgque.connect.common.probe.DatabaseProbe;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.TaskKeys;
@@ -32,11 +37,13 @@ import java.util.Map;
 
 /**
  * What a task holds whatever its mode: its connection pools (one for its calls, one for the
- * cursors over large batches, one the tick listener holds for good), the tick listener and the
- * ticker duty, where its Kafka transactions end, and its metrics. A mode opens them, and the
- * task closes them.
+ * cursors over large batches, one the tick listener holds for good) and the database health they
+ * report to, the tick listener and the ticker duty, where its Kafka transactions end, and its
+ * metrics. A mode opens them, and the task closes them.
  */
 public final class TaskResources {
+
+    private static final Duration QUEUE_SAMPLE_EVERY = Duration.ofSeconds(5);
 
     private final SourceConfig config;
     private final Map<String, String> props;
@@ -47,6 +54,9 @@ public final class TaskResources {
     private final HikariDataSource cursors;
     private final SourceMetrics metrics;
     private final BatchBoundary boundary;
+    private final DatabaseHealth health;
+    private final DatabaseHealthMetrics healthMetrics;
+    private QueueGauges queueGauges;
     private HikariDataSource listenerPool;
     private TickListener listener;
     private TickerDuty ticker;
@@ -58,12 +68,18 @@ public final class TaskResources {
         this.context = context;
         this.connector = props.getOrDefault(SourceConfigDef.CONNECTOR_NAME, config.consumer());
         this.task = TaskKeys.taskIndex(props);
-        this.dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task);
+        // A typing error in the connection settings fails the start on its key; a database that
+        // does not answer yet does not (the task retries from poll()).
+        DatabaseProbe.requireLogin(config.connection(), "pgque-source-" + connector + "-" + task);
+        this.health = new DatabaseHealth(config.connection());
+        this.healthMetrics = DatabaseHealthMetrics.register(pluginMetrics(), health);
+        this.dataSource = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task,
+                health);
         // A reader streaming a batch larger than a chunk pins a connection for its cursor while it
         // streams (see BatchCursor): a pool of its own, so the cursors can never starve the acks
         // and lease renewals the streaming depends on; none is kept while none streams.
         this.cursors = DataSourceFactory.createOnDemand(config.connection(),
-                "pgque-source-" + connector + "-" + task + "-cursors", cursorConnections);
+                "pgque-source-" + connector + "-" + task + "-cursors", cursorConnections, health);
         this.metrics = new SourceMetrics(pluginMetrics(), sampledSlots);
         // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
         // the worker then commits only where the task says, so the task must say it for every poll.
@@ -81,11 +97,15 @@ public final class TaskResources {
     }
 
     /**
-     * Starts hearing the queue's ticks for {@code receiver}, and the ticker duty when this task
-     * carries it. The listener holds its connection for good, hence a pool of its own.
+     * Starts hearing the queue's ticks for {@code receiver}, the ticker duty when this task
+     * carries it, and the queue's gauges. The listener holds its connection for good, hence a pool
+     * of its own.
      */
     public void listen(TickReceiver receiver) {
-        listenerPool = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task + "-ticks");
+        queueGauges = QueueGauges.start(pluginMetrics(), dataSource, config.queue(), QUEUE_SAMPLE_EVERY,
+                "pgque-queue-monitor-" + connector + "-" + task);
+        listenerPool = DataSourceFactory.create(config.connection(), "pgque-source-" + connector + "-" + task + "-ticks",
+                health);
         listener = TickListener.start(listenerPool, config.queue(), receiver, backoff(), "pgque-ticks-" + connector
                 + "-" + task);
         if (TaskKeys.runsTicker(props)) {
@@ -119,8 +139,14 @@ public final class TaskResources {
         return Duration.ofMillis(config.connection().backoffMs());
     }
 
+    /** Null where there are none: no context (hand-driven tests), or a worker before Kafka 4.1. */
     public PluginMetrics pluginMetrics() {
-        return context == null ? null : context.pluginMetrics();
+        return PluginMetricsSupport.of(context);
+    }
+
+    /** What the pools report to; fails the task once an outage outlasts connection.max.outage.ms. */
+    public DatabaseHealth health() {
+        return health;
     }
 
     public SourceConfig config() {
@@ -159,6 +185,17 @@ public final class TaskResources {
         return ticker != null;
     }
 
+    /**
+     * Stops the gauges that sample on threads of their own. They need no database to stop, so
+     * they go first: a database that hangs cannot keep them alive after the task.
+     */
+    public void stopSampling() {
+        if (queueGauges != null) {
+            queueGauges.close();
+        }
+        healthMetrics.close();
+    }
+
     /** Stops hearing ticks: nothing wakes the readers any more. */
     public void stopListening() {
         if (listener != null) {
@@ -181,6 +218,7 @@ public final class TaskResources {
 
     /** A start that failed before anything listened: gives everything back at once. */
     public void closeAfterFailedStart() {
+        healthMetrics.close();
         metrics.close();
         cursors.close();
         dataSource.close();

@@ -4,7 +4,6 @@
  */
 package io.pgque.connect.source.ticker;
 
-import io.pgque.client.ComponentStatus;
 import io.pgque.client.PgQue;
 import io.pgque.client.PgQueException;
 
@@ -25,7 +24,7 @@ final class DatabaseTicking {
         try {
             return PgQue.using(dataSource).operations().status().stream()
                     .filter(row -> row.component().equals("scheduler") && row.status().equals("pg_cron"))
-                    .map(ComponentStatus::detail)
+                    .map(row -> "pg_cron, " + row.detail())
                     .findFirst();
         } catch (PgQueException e) {
             // an engine without status(), or a role that may not call it: nothing to say

@@ -44,6 +44,22 @@ class ExampleConfigsTest {
         assertValid(config);
     }
 
+    /** The JSON and properties samples are one connector in two formats. */
+    @Test
+    void theTwoFilesAgree() throws IOException {
+        Map<?, ?> file = new ObjectMapper().readValue(CONFIG.resolve("pgque-source.json").toFile(), Map.class);
+        Map<String, String> json = new HashMap<>();
+        ((Map<?, ?>) file.get("config")).forEach((k, v) -> json.put((String) k, (String) v));
+        json.put("name", (String) file.get("name"));
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(CONFIG.resolve("pgque-source.properties"), StandardCharsets.UTF_8)) {
+            properties.load(in);
+        }
+        Map<String, String> standalone = new HashMap<>();
+        properties.stringPropertyNames().forEach(k -> standalone.put(k, properties.getProperty(k)));
+        assertEquals(json, standalone, "pgque-source.json and pgque-source.properties configure the same connector");
+    }
+
     @Test
     void standaloneFileIsAValidConnectorDefinition() throws IOException {
         Properties properties = new Properties();

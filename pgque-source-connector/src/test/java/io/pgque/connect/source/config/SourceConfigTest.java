@@ -146,11 +146,13 @@ class SourceConfigTest {
     }
 
     @Test
-    void moreTasksThanSlotsIsReportedUnderSlotsNamingTasksMax() {
-        Map<String, List<String>> problems = rules(minimal(), "6");
-        String message = problems.get("pgque.slots").get(0);
-        assertTrue(message.contains("tasks.max=6") && message.contains("2 task(s) would stay idle"), message);
-        assertTrue(rules(minimal(), "4").isEmpty());
+    void moreTasksThanSlotsIsAcceptedWithAWarningNamingTasksMax() {
+        assertTrue(rules(minimal(), "6").isEmpty(), "Connect lets a connector run fewer tasks than tasks.max");
+        List<String> warnings = SourceConfigRules.warnings(new SourceConfig(minimal()), "6");
+        assertEquals(1, warnings.size(), warnings::toString);
+        assertTrue(warnings.get(0).contains("tasks.max=6") && warnings.get(0).contains("runs 4 task(s), one per slot"),
+                warnings.get(0));
+        assertTrue(SourceConfigRules.warnings(new SourceConfig(minimal()), "4").isEmpty());
     }
 
     @Test

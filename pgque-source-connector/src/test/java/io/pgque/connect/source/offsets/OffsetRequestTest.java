@@ -37,6 +37,19 @@ class OffsetRequestTest {
     }
 
     @Test
+    void anAtLeastOnceConnectorRefusesAnyOffsetSetButAcceptsResets() {
+        Map<Map<String, ?>, Map<String, ?>> set = new HashMap<>();
+        set.put(partition("orders", "to-kafka", 1), offset(7L, 70L));
+        String message = assertThrows(ConnectException.class,
+                () -> OffsetRequest.checkAtLeastOnce("pgque.delivery.guarantee", set)).getMessage();
+        assertTrue(message.contains("pgque.delivery.guarantee=at_least_once") && message.contains("never read")
+                && message.contains("pgque.delivery.guarantee=exactly_once"), message);
+        Map<Map<String, ?>, Map<String, ?>> reset = new HashMap<>();
+        reset.put(partition("orders", "to-kafka", 1), null);
+        OffsetRequest.checkAtLeastOnce("pgque.delivery.guarantee", reset);
+    }
+
+    @Test
     void acceptsOffsetsOfItsOwnSlotsAndResets() {
         Map<Map<String, ?>, Map<String, ?>> request = new HashMap<>();
         request.put(partition("orders", "to-kafka", 0), offset(12, 340L)); // JSON numbers: Integer or Long

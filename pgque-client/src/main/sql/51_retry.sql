@@ -4,6 +4,30 @@
 --
 
 -- Failure paths: retry later, or dead letter once an event has been retried max_retries times.
+-- Reader role (the retry mover: ticker role; replaying dead letters: reader and admin).
+--
+-- Layer: core (README.md). Calls 20_queue.sql, 30_insert.sql and 50_batch.sql; the modes' nacks
+-- and dead letters (52_coop.sql to 59_partition_read_ahead.sql) go through these functions.
+
+-- Hook, filled by 52_coop.sql: the consumer that the dead letters of subscription i_sub (whose
+-- sub_role is not 'normal') belong to. The core's: its own consumer.
+CREATE OR REPLACE FUNCTION pgque.hook_dead_letter_consumer(i_sub pgque.subscription)
+RETURNS int4
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN i_sub.sub_consumer;
+END
+$$;
+
+-- Hook, filled by 55_partition.sql: the subscriptions (sub_id) of the queue whose due retries
+-- the mover must hold back for now. The core holds none back.
+CREATE OR REPLACE FUNCTION pgque.hook_retry_held_owners(i_queue_id int4)
+RETURNS int4[]
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN '{}'::int4[];
+END
+$$;
 
 -- Internal: the canonical copy of one event of an open batch (optionally within a slot), or a
 -- PQ008 error. Callers pass only ids; payloads are never taken from the client.
@@ -38,7 +62,7 @@ END
 $$;
 
 -- Internal: queue one event of the batch for redelivery to this subscription only.
-CREATE OR REPLACE FUNCTION pgque.retry_event_core(s pgque.subscription, i_batch_id bigint, i_ev_id bigint,
+CREATE OR REPLACE FUNCTION pgque.retry_event(i_sub pgque.subscription, i_batch_id bigint, i_ev_id bigint,
     i_retry_time timestamptz, i_slot int, i_n int)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -47,7 +71,7 @@ DECLARE
 BEGIN
     INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-    SELECT coalesce(i_retry_time, now()), s.sub_queue, e.ev_id, e.ev_time, NULL, s.sub_id, coalesce(e.ev_retry, 0) + 1,
+    SELECT coalesce(i_retry_time, now()), i_sub.sub_queue, e.ev_id, e.ev_time, NULL, i_sub.sub_id, coalesce(e.ev_retry, 0) + 1,
            e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4
       FROM pgque.batch_event(i_batch_id, i_ev_id, i_slot, i_n) e
     ON CONFLICT (ev_owner, ev_id) DO NOTHING;
@@ -62,13 +86,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     s pgque.subscription := pgque.batch_subscription(x_batch_id);
 BEGIN
-    PERFORM pgque.refuse_slot_batch(x_batch_id, 'pgque.nack_partitioned()');
+    PERFORM pgque.batch_refuse_slot(x_batch_id, 'pgque.nack_partitioned()');
     IF NOT EXISTS (SELECT 1 FROM pgque.batch_event_rows(x_batch_id, x_event_id - 1, 1, NULL, NULL) r
                     WHERE r.ev_id = x_event_id) THEN
         RAISE EXCEPTION 'event not found' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ008',
             DETAIL = format('Batch %s has no event %s.', x_batch_id, x_event_id);
     END IF;
-    RETURN pgque.retry_event_core(s, x_batch_id, x_event_id, x_retry_time, NULL, NULL);
+    RETURN pgque.retry_event(s, x_batch_id, x_event_id, x_retry_time, NULL, NULL);
 END
 $$;
 
@@ -92,7 +116,7 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'batch_retry: batch % not found', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
-    PERFORM pgque.refuse_slot_batch(i_batch_id, 'pgque.nack_partitioned()');
+    PERFORM pgque.batch_refuse_slot(i_batch_id, 'pgque.nack_partitioned()');
     INSERT INTO pgque.retry_queue (ev_retry_after, ev_queue, ev_id, ev_time, ev_txid, ev_owner, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
     SELECT now() + make_interval(secs => greatest(coalesce(i_retry_seconds, 0), 0)), s.sub_queue, e.ev_id, e.ev_time,
@@ -106,9 +130,9 @@ END
 $$;
 
 -- Internal: moves one event of an open batch to the dead letters of the batch's subscription
--- (its cooperative group's main consumer for a member; idempotently: the same event twice is
+-- (for a row of a mode, of the consumer its hook names; idempotently: the same event twice is
 -- one dead letter). The batch stays open.
-CREATE OR REPLACE FUNCTION pgque.dead_letter_event(s pgque.subscription, i_batch_id bigint, i_msg_id bigint,
+CREATE OR REPLACE FUNCTION pgque.dead_letter_event(i_sub pgque.subscription, i_batch_id bigint, i_msg_id bigint,
     i_reason text, i_slot int, i_n int)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -118,7 +142,8 @@ BEGIN
     SELECT * INTO e FROM pgque.batch_event(i_batch_id, i_msg_id, i_slot, i_n);
     INSERT INTO pgque.dead_letter (dl_queue_id, dl_consumer_id, dl_reason, ev_id, ev_time, ev_txid, ev_retry,
                                    ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
-    VALUES (s.sub_queue, pgque.coop_group_consumer(s), i_reason, e.ev_id, e.ev_time,
+    VALUES (i_sub.sub_queue, CASE WHEN i_sub.sub_role = 'normal' THEN i_sub.sub_consumer
+                 ELSE pgque.hook_dead_letter_consumer(i_sub) END, i_reason, e.ev_id, e.ev_time,
             e.ev_txid, e.ev_retry, e.ev_type, e.ev_data, e.ev_extra1, e.ev_extra2, e.ev_extra3, e.ev_extra4)
     ON CONFLICT (dl_queue_id, dl_consumer_id, ev_id) DO NOTHING;
 END
@@ -126,7 +151,7 @@ $$;
 
 -- Internal: the nack policy shared by nack and nack_partitioned. Retry until the event has
 -- been retried max_retries times, then dead-letter it (idempotently).
-CREATE OR REPLACE FUNCTION pgque.nack_core(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
+CREATE OR REPLACE FUNCTION pgque.retry_nack(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
     i_reason text, i_slot int, i_n int)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -141,7 +166,7 @@ BEGIN
         PERFORM pgque.dead_letter_event(s, i_batch_id, i_msg_id, coalesce(i_reason, 'max retries exceeded'),
                                         i_slot, i_n);
     ELSE
-        PERFORM pgque.retry_event_core(s, i_batch_id, i_msg_id,
+        PERFORM pgque.retry_event(s, i_batch_id, i_msg_id,
             now() + greatest(coalesce(i_retry_after, interval '60 seconds'), interval '0'), i_slot, i_n);
     END IF;
     RETURN 1;
@@ -159,7 +184,7 @@ BEGIN
         RAISE EXCEPTION 'batch % belongs to partition slot consumer %; retry slot batches via pgque.nack_partitioned()',
             i_batch_id, v_consumer USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ009';
     END IF;
-    RETURN pgque.nack_core(i_batch_id, (i_msg).msg_id, i_retry_after, i_reason, NULL, NULL);
+    RETURN pgque.retry_nack(i_batch_id, (i_msg).msg_id, i_retry_after, i_reason, NULL, NULL);
 END
 $$;
 
@@ -186,9 +211,9 @@ BEGIN
                            r.ev_extra1, r.ev_extra2, r.ev_extra3, r.ev_extra4)
              INSERT INTO %s (ev_id, ev_time, ev_owner, ev_retry, ev_type, ev_data, ev_extra1, ev_extra2, ev_extra3, ev_extra4)
              SELECT * FROM moved ORDER BY ev_id',
-            pgque.active_event_table(q.queue_id))
-        -- Retries of old slots wait while their consumer is being resized (56_resize.sql).
-        USING q.queue_id, pgque.resize_held_retry_owners(q.queue_id);
+            pgque.event_active_table(q.queue_id))
+        -- Retries a mode holds back (those of old slots while a resize drains) stay.
+        USING q.queue_id, pgque.hook_retry_held_owners(q.queue_id);
         GET DIAGNOSTICS v_moved = ROW_COUNT;
         -- Retries count toward the ticker's event threshold like fresh events.
         PERFORM nextval(pgque.event_seq_name(q.queue_id)::regclass) FROM generate_series(1, v_moved);
@@ -208,7 +233,7 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT d.* FROM pgque.dead_letter d
-     WHERE d.dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
+     WHERE d.dl_queue_id = (pgque.queue_row(i_queue_name)).queue_id
      ORDER BY d.dl_time DESC, d.dl_id DESC
      LIMIT coalesce(i_limit_count, 100);
 END
@@ -230,7 +255,7 @@ BEGIN
       INTO d
       FROM pgque.dead_letter WHERE dl_queue_id = i_queue_id AND dl_id = ANY (i_dl_ids);
     DELETE FROM pgque.dead_letter WHERE dl_queue_id = i_queue_id AND dl_id = ANY (i_dl_ids);
-    RETURN pgque.insert_events_raw(q, d.types, d.payloads, d.e1, d.e2, d.e3, d.e4);
+    RETURN pgque.event_insert_raw(q, d.types, d.payloads, d.e1, d.e2, d.e3, d.e4);
 END
 $$;
 
@@ -256,7 +281,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     q pgque.queue;
 BEGIN
-    q := pgque.find_queue(i_queue_name);
+    q := pgque.queue_row(i_queue_name);
     RETURN cardinality(pgque.dlq_resend(q.queue_id, ARRAY(
         SELECT dl_id FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id ORDER BY dl_id FOR UPDATE)));
 END
@@ -269,7 +294,7 @@ DECLARE
     v_count int;
 BEGIN
     DELETE FROM pgque.dead_letter
-     WHERE dl_queue_id = (pgque.find_queue(i_queue_name)).queue_id
+     WHERE dl_queue_id = (pgque.queue_row(i_queue_name)).queue_id
        AND dl_time < now() - coalesce(i_older_than, interval '30 days');
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;
