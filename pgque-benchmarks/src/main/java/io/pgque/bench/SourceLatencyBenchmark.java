@@ -16,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,9 +40,14 @@ final class SourceLatencyBenchmark {
     private static final Duration RUN = Duration.ofSeconds(Long.getLong("source.latency.seconds", 20));
     /** How long the idle row watches a connector with nothing to read. */
     private static final Duration IDLE = Duration.ofSeconds(Long.getLong("source.latency.idle.seconds", 10));
-    /** The rows to run, in order: {@code -Dsource.latency.rows=bridge100,shipped,bridge50,tick50,idle}. */
+    /**
+     * The rows to run, in order: {@code -Dsource.latency.rows=bridge100,shipped,bridge50,tick50,idle};
+     * {@code tick<ms>} is the shipped file with the ticker and poll intervals at {@code <ms>}.
+     */
     private static final List<String> ROWS = List.of(
             System.getProperty("source.latency.rows", "bridge100,shipped,bridge50,tick50").split(","));
+    /** How often the rows run, one round after the other: {@code -Dsource.latency.rounds}. */
+    private static final int ROUNDS = Integer.getInteger("source.latency.rounds", 1);
     /**
      * {@code -Dsource.latency.profile=true}: where each connector row's events waited, stage by stage
      * ({@link LatencyTrace}), and the server's statements over the run.
@@ -60,6 +66,8 @@ final class SourceLatencyBenchmark {
 
     private final BenchServer server;
     private final Map<String, String> cpuUse = new LinkedHashMap<>();
+    /** µs an event of each run: JVM, connector, PostgreSQL; by the row's name with its round. */
+    private final Map<String, double[]> cpuPerEvent = new LinkedHashMap<>();
     private final Map<String, String> threads = new LinkedHashMap<>();
     private final Map<String, String> profiles = new LinkedHashMap<>();
     private long postmaster;
@@ -69,10 +77,15 @@ final class SourceLatencyBenchmark {
     }
 
     void run() throws Exception {
+        for (String row : ROWS) {
+            if (!row.matches("bridge100|shipped|bridge50|idle|tick\\d+")) {
+                throw new IllegalArgumentException("source.latency.rows: unknown row " + row
+                        + " (bridge100, shipped, bridge50, tick<ms>, idle)");
+            }
+        }
         Map<String, String> shipped = shippedConfig();
         int slots = Integer.parseInt(shipped.get("pgque.slots"));
         Duration shippedTick = Duration.ofMillis(Long.parseLong(shipped.get("pgque.ticker.interval.ms")));
-        Duration fastTick = Duration.ofMillis(50);
         try (Connection c = server.connect(); SourceKafkaSide kafka = SourceKafkaSide.start(false)) {
             String jdbcUrl = c.getMetaData().getURL();
             postmaster = CpuUse.postmasterOf(c);
@@ -80,48 +93,57 @@ final class SourceLatencyBenchmark {
                 // Loaded by BenchServer (it counts with or without this); the profile and the idle row read it.
                 s.execute("create extension if not exists pg_stat_statements");
             }
-            kafka.createTopics(List.of("lat_bridge_100", "lat_src_shipped", "lat_bridge_50", "lat_src_50",
-                    "lat_src_idle"));
             System.out.println();
             System.out.printf("### Latency: %d ev/s for %d s, send to a Kafka consumer; queue defaults "
-                    + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d%n%n",
-                    RATE, RUN.toSeconds(), slots, slots);
+                    + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d; "
+                    + "%d round(s) of %s%n%n", RATE, RUN.toSeconds(), slots, slots, ROUNDS, String.join(", ", ROWS));
             Latencies.printHeader();
             Map<String, Latencies> rows = new LinkedHashMap<>();
+            Map<String, List<Latencies>> byRow = new LinkedHashMap<>();
             Latencies bridge100 = null;
             Latencies bridge50 = null;
-            for (String row : ROWS) {
-                switch (row) {
-                    case "bridge100" -> {
-                        bridge100 = bridgeLatency(c, kafka, "lat_bridge_100", shippedTick,
-                                "baseline loop, ticker_round 100 ms, idle poll 100 ms");
-                        printRow(rows, "baseline loop, ticker_round 100 ms, idle poll 100 ms", bridge100, null);
+            for (int round = 1; round <= ROUNDS; round++) {
+                String suffix = ROUNDS == 1 ? "" : "_r" + round;
+                String tag = ROUNDS == 1 ? "" : " (round " + round + ")";
+                for (String row : ROWS) {
+                    String queue = "lat_" + row + suffix;
+                    kafka.createTopics(List.of(queue));
+                    switch (row) {
+                        case "bridge100" -> {
+                            String what = "baseline loop, ticker_round 100 ms, idle poll 100 ms";
+                            bridge100 = bridgeLatency(c, kafka, queue, shippedTick, what + tag);
+                            printRow(rows, byRow, what, tag, bridge100, null);
+                        }
+                        case "shipped" -> {
+                            String what = "connector, config/pgque-source.json as shipped ("
+                                    + shippedTick.toMillis() + " ms)";
+                            printRow(rows, byRow, what, tag, connectorLatency(c, kafka, jdbcUrl, queue,
+                                    new HashMap<>(shipped), slots, what + tag), bridge100);
+                        }
+                        case "bridge50" -> {
+                            String what = "baseline loop, ticker_round 50 ms, idle poll 50 ms";
+                            bridge50 = bridgeLatency(c, kafka, queue, Duration.ofMillis(50), what + tag);
+                            printRow(rows, byRow, what, tag, bridge50, null);
+                        }
+                        case "idle" -> cpuUse.put("connector, shipped, idle queue for " + IDLE.toSeconds() + " s"
+                                + tag, idleCost(c, kafka, jdbcUrl, queue, new HashMap<>(shipped), slots, postmaster));
+                        default -> {
+                            String ms = row.substring("tick".length());
+                            Map<String, String> fast = new HashMap<>(shipped);
+                            fast.put("pgque.ticker.interval.ms", ms);
+                            fast.put("pgque.poll.interval.ms", ms);
+                            String what = "connector, shipped, ticker and poll interval " + ms + " ms";
+                            printRow(rows, byRow, what, tag, connectorLatency(c, kafka, jdbcUrl, queue, fast, slots,
+                                    what + tag), "50".equals(ms) ? bridge50 : null);
+                        }
                     }
-                    case "shipped" -> {
-                        String what = "connector, config/pgque-source.json as shipped ("
-                                + shippedTick.toMillis() + " ms)";
-                        Map<String, String> asShipped = new HashMap<>(shipped);
-                        printRow(rows, what, connectorLatency(c, kafka, jdbcUrl, "lat_src_shipped", asShipped, slots,
-                                what), bridge100);
-                    }
-                    case "bridge50" -> {
-                        bridge50 = bridgeLatency(c, kafka, "lat_bridge_50", fastTick,
-                                "baseline loop, ticker_round 50 ms, idle poll 50 ms");
-                        printRow(rows, "baseline loop, ticker_round 50 ms, idle poll 50 ms", bridge50, null);
-                    }
-                    case "tick50" -> {
-                        Map<String, String> fast = new HashMap<>(shipped);
-                        fast.put("pgque.ticker.interval.ms", Long.toString(fastTick.toMillis()));
-                        fast.put("pgque.poll.interval.ms", Long.toString(fastTick.toMillis()));
-                        String what = "connector, shipped, ticker and poll interval 50 ms";
-                        printRow(rows, what, connectorLatency(c, kafka, jdbcUrl, "lat_src_50", fast, slots, what),
-                                bridge50);
-                    }
-                    case "idle" -> cpuUse.put("connector, shipped, idle queue for " + IDLE.toSeconds() + " s",
-                            idleCost(c, kafka, jdbcUrl, "lat_src_idle", new HashMap<>(shipped), slots, postmaster));
-                    default -> throw new IllegalArgumentException("source.latency.rows: unknown row " + row
-                            + " (bridge100, shipped, bridge50, tick50, idle)");
                 }
+            }
+            if (ROUNDS > 1) {
+                System.out.println();
+                System.out.println("Median of the rounds (p50 and p99 each the median of the rounds' figures):");
+                byRow.forEach((what, runs) -> System.out.println("- " + what + ": " + Latencies.medians(runs)
+                        + medianCpu(what)));
             }
             System.out.println();
             System.out.println("Of that, from the broker's append to the consumer:");
@@ -146,19 +168,43 @@ final class SourceLatencyBenchmark {
         ThreadCpu threadsAfter = ThreadCpu.now();
         CpuUse used = CpuUse.now(postmaster).since(before);
         long events = latencies.sent();
-        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
-                events, used.jvmMicrosPer(events),
+        double[] perEvent = {used.jvmMicrosPer(events),
                 threadsAfter.nanosSince(threadsBefore, name -> name.contains(queue)) / 1_000.0 / events,
-                used.pgMicrosPer(events)));
+                used.pgMicrosPer(events)};
+        cpuPerEvent.put(what, perEvent);
+        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
+                events, perEvent[0], perEvent[1], perEvent[2]));
         if (PROFILE) {
             threads.put(what, threadsAfter.busiestSince(threadsBefore, (System.nanoTime() - started) / 1e9, 12));
         }
         return latencies;
     }
 
-    private static void printRow(Map<String, Latencies> rows, String what, Latencies latencies, Latencies baseline) {
-        latencies.printRow(what, baseline);
-        rows.put(what, latencies);
+    /** The median over the rounds of row {@code what} of its CPU an event, JVM, connector and PostgreSQL. */
+    private String medianCpu(String what) {
+        List<double[]> runs = new ArrayList<>();
+        cpuPerEvent.forEach((run, perEvent) -> {
+            if (run.replaceFirst(" \\(round \\d+\\)$", "").equals(what)) {
+                runs.add(perEvent);
+            }
+        });
+        if (runs.isEmpty()) {
+            return "";
+        }
+        double[] median = new double[3];
+        for (int i = 0; i < median.length; i++) {
+            final int at = i;
+            median[i] = Latencies.median(runs.stream().mapToDouble(run -> run[at]).toArray());
+        }
+        return String.format(Locale.ROOT, "; µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
+                median[0], median[1], median[2]);
+    }
+
+    private static void printRow(Map<String, Latencies> rows, Map<String, List<Latencies>> byRow, String what,
+                                 String tag, Latencies latencies, Latencies baseline) {
+        latencies.printRow(what + tag, baseline);
+        rows.put(what + tag, latencies);
+        byRow.computeIfAbsent(what, key -> new ArrayList<>()).add(latencies);
     }
 
     private static Map<String, String> settings(String list) {
