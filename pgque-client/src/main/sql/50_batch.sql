@@ -480,7 +480,7 @@ BEGIN
     IF i_after_ev_id IS NOT NULL THEN
         v_filter := v_filter || format(' AND e.ev_id > %s', i_after_ev_id);
     END IF;
-    -- One slot holds every event: no key to hash (7% of a page's scan).
+    -- One slot holds every event: no key to hash.
     IF i_n IS NOT NULL AND i_n > 1 THEN
         v_filter := v_filter || format(' AND pgque.slot_of(e.ev_extra1, %s) = %s', i_n, i_slot);
     END IF;

@@ -136,8 +136,12 @@ public class PgQueSourceTask extends SourceTask {
     }
 
     private void stopInOrder() {
-        mode.resources().stopListening();
-        mode.close(STOP_GRACE);
-        mode.resources().closeServices();
+        // A failing step must not leave the task's threads behind: the services close regardless.
+        try {
+            mode.resources().stopListening();
+            mode.close(STOP_GRACE);
+        } finally {
+            mode.resources().closeServices();
+        }
     }
 }

@@ -32,9 +32,17 @@ public final class PluginGauges {
      * metrics already (it does once it gave up waiting for the task to stop): they are gone then.
      */
     public static void removeAll(PluginMetrics plugin, List<MetricName> metrics) {
+        removeAll(plugin, metrics, List.of());
+    }
+
+    /** As {@link #removeAll(PluginMetrics, List)}, with the sensors the task added by name. */
+    public static void removeAll(PluginMetrics plugin, List<MetricName> metrics, List<String> sensors) {
         try {
             for (MetricName metric : metrics) {
                 plugin.removeMetric(metric);
+            }
+            for (String sensor : sensors) {
+                plugin.removeSensor(sensor);
             }
         } catch (IllegalStateException closed) {
             log.debug("The task's plugin metrics were closed already: {}", closed.getMessage());

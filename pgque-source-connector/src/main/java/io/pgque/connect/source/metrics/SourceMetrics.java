@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source.metrics;
 
+import io.pgque.connect.common.metrics.PluginGauges;
 import io.pgque.connect.source.record.ReaderId;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
@@ -219,12 +220,7 @@ public final class SourceMetrics implements StreamEvents {
         if (plugin == null) {
             return;
         }
-        for (MetricName metric : registered) {
-            plugin.removeMetric(metric);
-        }
-        for (String sensor : sensorNames) {
-            plugin.removeSensor(sensor);
-        }
+        PluginGauges.removeAll(plugin, registered, sensorNames);
     }
 
     private Sensor sensor(String name) {
@@ -240,7 +236,7 @@ public final class SourceMetrics implements StreamEvents {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("slot", Integer.toString(slot));
         MetricName metric = plugin.metricName(name, description, tags);
-        if (Gauges.register(plugin, metric, gauge)) {
+        if (PluginGauges.register(plugin, metric, gauge)) {
             registered.add(metric);
         }
     }

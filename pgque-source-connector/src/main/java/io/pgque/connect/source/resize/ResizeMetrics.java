@@ -5,7 +5,7 @@
 package io.pgque.connect.source.resize;
 
 import io.pgque.client.ResizeState;
-import io.pgque.connect.source.metrics.Gauges;
+import io.pgque.connect.common.metrics.PluginGauges;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
@@ -67,13 +67,13 @@ public final class ResizeMetrics implements AutoCloseable {
     @Override
     public void close() {
         if (plugin != null) {
-            registered.forEach(plugin::removeMetric);
+            PluginGauges.removeAll(plugin, registered);
         }
     }
 
     private void gauge(String name, String description, Gauge<Long> gauge) {
         MetricName metric = plugin.metricName(name, description, new LinkedHashMap<>());
-        if (Gauges.register(plugin, metric, gauge)) {
+        if (PluginGauges.register(plugin, metric, gauge)) {
             registered.add(metric);
         }
     }
