@@ -5,6 +5,7 @@
 package io.pgque.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -15,12 +16,19 @@ import java.util.Locale;
 final class Latencies {
     private final double[] sorted;
     private final double[] afterAppend;
+    private final long sent;
 
-    Latencies(double[] millis, double[] afterAppendMillis) {
+    /** @param sent events the producer sent in all, the measured ones and those it went on with */
+    Latencies(double[] millis, double[] afterAppendMillis, long sent) {
+        this.sent = sent;
         this.sorted = millis.clone();
         Arrays.sort(sorted);
         this.afterAppend = afterAppendMillis.clone();
         Arrays.sort(afterAppend);
+    }
+
+    long sent() {
+        return sent;
     }
 
     double percentile(double p) {
@@ -36,6 +44,24 @@ final class Latencies {
     String afterAppend() {
         return String.format(Locale.ROOT, "p50 %.0f ms, p99 %.0f ms, max %.0f ms", percentile(afterAppend, 50),
                 percentile(afterAppend, 99), afterAppend[afterAppend.length - 1]);
+    }
+
+    /** The median over {@code runs} of their p50, p99 and max, as text. */
+    static String medians(List<Latencies> runs) {
+        return String.format(Locale.ROOT, "p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d rounds; p50 by round %s)",
+                median(runs.stream().mapToDouble(run -> run.percentile(50)).toArray()),
+                median(runs.stream().mapToDouble(run -> run.percentile(99)).toArray()),
+                median(runs.stream().mapToDouble(run -> run.sorted[run.sorted.length - 1]).toArray()), runs.size(),
+                runs.stream().map(run -> String.format(Locale.ROOT, "%.1f / %.1f", run.percentile(50),
+                        run.percentile(99))).toList());
+    }
+
+    /** The median of {@code values} (the mean of the middle two for an even count). */
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 
     static void printHeader() {

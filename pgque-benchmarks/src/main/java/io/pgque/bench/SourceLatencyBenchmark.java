@@ -11,10 +11,16 @@ import io.pgque.client.PgQue;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Future;
@@ -31,7 +37,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class SourceLatencyBenchmark {
 
     private static final int RATE = 1_000;
-    private static final Duration RUN = Duration.ofSeconds(20);
+    private static final Duration RUN = Duration.ofSeconds(Long.getLong("source.latency.seconds", 20));
+    /** How long the idle row watches a connector with nothing to read. */
+    private static final Duration IDLE = Duration.ofSeconds(Long.getLong("source.latency.idle.seconds", 10));
+    /**
+     * The rows to run, in order: {@code -Dsource.latency.rows=bridge100,shipped,bridge50,tick50,idle};
+     * {@code tick<ms>} is the shipped file with the ticker and poll intervals at {@code <ms>}.
+     */
+    private static final List<String> ROWS = List.of(
+            System.getProperty("source.latency.rows", "bridge100,shipped,bridge50,tick50").split(","));
+    /** How often the rows run, one round after the other: {@code -Dsource.latency.rounds}. */
+    private static final int ROUNDS = Integer.getInteger("source.latency.rounds", 1);
+    /**
+     * {@code -Dsource.latency.profile=true}: where each connector row's events waited, stage by stage
+     * ({@link LatencyTrace}), and the server's statements over the run.
+     */
+    private static final boolean PROFILE = Boolean.getBoolean("source.latency.profile");
     private static final Path SHIPPED_CONFIG = Path.of("../config/pgque-source.json");
     /** Keys of the shipped file that name the user's database, queue and topic: the benchmark's own go there. */
     private static final Set<String> SITE_KEYS = Set.of("name", "connection.url", "connection.user",
@@ -44,47 +65,146 @@ final class SourceLatencyBenchmark {
     private static final Map<String, String> EXTRA_SETTINGS = settings(System.getProperty("source.latency.settings", ""));
 
     private final BenchServer server;
+    private final Map<String, String> cpuUse = new LinkedHashMap<>();
+    /** µs an event of each run: JVM, connector, PostgreSQL; by the row's name with its round. */
+    private final Map<String, double[]> cpuPerEvent = new LinkedHashMap<>();
+    private final Map<String, String> threads = new LinkedHashMap<>();
+    private final Map<String, String> profiles = new LinkedHashMap<>();
+    private long postmaster;
 
     SourceLatencyBenchmark(BenchServer server) {
         this.server = server;
     }
 
     void run() throws Exception {
+        for (String row : ROWS) {
+            if (!row.matches("bridge100|shipped|bridge50|idle|tick\\d+")) {
+                throw new IllegalArgumentException("source.latency.rows: unknown row " + row
+                        + " (bridge100, shipped, bridge50, tick<ms>, idle)");
+            }
+        }
         Map<String, String> shipped = shippedConfig();
         int slots = Integer.parseInt(shipped.get("pgque.slots"));
         Duration shippedTick = Duration.ofMillis(Long.parseLong(shipped.get("pgque.ticker.interval.ms")));
-        Duration fastTick = Duration.ofMillis(50);
         try (Connection c = server.connect(); SourceKafkaSide kafka = SourceKafkaSide.start(false)) {
             String jdbcUrl = c.getMetaData().getURL();
-            List<String> topics = List.of("lat_bridge_100", "lat_src_shipped", "lat_bridge_50", "lat_src_50");
-            kafka.createTopics(topics);
+            postmaster = CpuUse.postmasterOf(c);
+            try (Statement s = c.createStatement()) {
+                // Loaded by BenchServer (it counts with or without this); the profile and the idle row read it.
+                s.execute("create extension if not exists pg_stat_statements");
+            }
             System.out.println();
             System.out.printf("### Latency: %d ev/s for %d s, send to a Kafka consumer; queue defaults "
-                    + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d%n%n",
-                    RATE, RUN.toSeconds(), slots, slots);
+                    + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d; "
+                    + "%d round(s) of %s%n%n", RATE, RUN.toSeconds(), slots, slots, ROUNDS, String.join(", ", ROWS));
             Latencies.printHeader();
             Map<String, Latencies> rows = new LinkedHashMap<>();
-            Latencies bridge100 = bridgeLatency(c, kafka, "lat_bridge_100", shippedTick);
-            printRow(rows, "baseline loop, ticker_round 100 ms, idle poll 100 ms", bridge100, null);
-            Map<String, String> asShipped = new HashMap<>(shipped);
-            printRow(rows, "connector, config/pgque-source.json as shipped (100 ms)",
-                    connectorLatency(c, kafka, jdbcUrl, "lat_src_shipped", asShipped, slots), bridge100);
-            Latencies bridge50 = bridgeLatency(c, kafka, "lat_bridge_50", fastTick);
-            printRow(rows, "baseline loop, ticker_round 50 ms, idle poll 50 ms", bridge50, null);
-            Map<String, String> fast = new HashMap<>(shipped);
-            fast.put("pgque.ticker.interval.ms", Long.toString(fastTick.toMillis()));
-            fast.put("pgque.poll.interval.ms", Long.toString(fastTick.toMillis()));
-            printRow(rows, "connector, shipped, ticker and poll interval 50 ms",
-                    connectorLatency(c, kafka, jdbcUrl, "lat_src_50", fast, slots), bridge50);
+            Map<String, List<Latencies>> byRow = new LinkedHashMap<>();
+            Latencies bridge100 = null;
+            Latencies bridge50 = null;
+            for (int round = 1; round <= ROUNDS; round++) {
+                String suffix = ROUNDS == 1 ? "" : "_r" + round;
+                String tag = ROUNDS == 1 ? "" : " (round " + round + ")";
+                for (String row : ROWS) {
+                    String queue = "lat_" + row + suffix;
+                    kafka.createTopics(List.of(queue));
+                    switch (row) {
+                        case "bridge100" -> {
+                            String what = "baseline loop, ticker_round 100 ms, idle poll 100 ms";
+                            bridge100 = bridgeLatency(c, kafka, queue, shippedTick, what + tag);
+                            printRow(rows, byRow, what, tag, bridge100, null);
+                        }
+                        case "shipped" -> {
+                            String what = "connector, config/pgque-source.json as shipped ("
+                                    + shippedTick.toMillis() + " ms)";
+                            printRow(rows, byRow, what, tag, connectorLatency(c, kafka, jdbcUrl, queue,
+                                    new HashMap<>(shipped), slots, what + tag), bridge100);
+                        }
+                        case "bridge50" -> {
+                            String what = "baseline loop, ticker_round 50 ms, idle poll 50 ms";
+                            bridge50 = bridgeLatency(c, kafka, queue, Duration.ofMillis(50), what + tag);
+                            printRow(rows, byRow, what, tag, bridge50, null);
+                        }
+                        case "idle" -> cpuUse.put("connector, shipped, idle queue for " + IDLE.toSeconds() + " s"
+                                + tag, idleCost(c, kafka, jdbcUrl, queue, new HashMap<>(shipped), slots, postmaster));
+                        default -> {
+                            String ms = row.substring("tick".length());
+                            Map<String, String> fast = new HashMap<>(shipped);
+                            fast.put("pgque.ticker.interval.ms", ms);
+                            fast.put("pgque.poll.interval.ms", ms);
+                            String what = "connector, shipped, ticker and poll interval " + ms + " ms";
+                            printRow(rows, byRow, what, tag, connectorLatency(c, kafka, jdbcUrl, queue, fast, slots,
+                                    what + tag), "50".equals(ms) ? bridge50 : null);
+                        }
+                    }
+                }
+            }
+            if (ROUNDS > 1) {
+                System.out.println();
+                System.out.println("Median of the rounds (p50 and p99 each the median of the rounds' figures):");
+                byRow.forEach((what, runs) -> System.out.println("- " + what + ": " + Latencies.medians(runs)
+                        + medianCpu(what)));
+            }
             System.out.println();
             System.out.println("Of that, from the broker's append to the consumer:");
             rows.forEach((what, latencies) -> System.out.println("- " + what + ": " + latencies.afterAppend()));
+            System.out.println();
+            System.out.println("CPU over each run (JVM: broker, worker, producer and consumer; connector: the threads of "
+                    + "its tasks; PostgreSQL: the server's processes):");
+            cpuUse.forEach((what, used) -> System.out.println("- " + what + ": " + used));
+            profiles.values().forEach(System.out::print);
         }
     }
 
-    private static void printRow(Map<String, Latencies> rows, String what, Latencies latencies, Latencies baseline) {
-        latencies.printRow(what, baseline);
-        rows.put(what, latencies);
+    /**
+     * One steady load into {@code queue}, and beside it in {@link #cpuUse} the CPU it used per event
+     * sent: the JVM's, the threads of connector {@code queue} (when one reads it), the server's.
+     */
+    private Latencies load(SourceKafkaSide kafka, String queue, String what, LatencyTrace trace) throws Exception {
+        CpuUse before = CpuUse.now(postmaster);
+        ThreadCpu threadsBefore = ThreadCpu.now();
+        long started = System.nanoTime();
+        Latencies latencies = SteadyLoad.measure(server, kafka, queue, RATE, RUN, trace);
+        ThreadCpu threadsAfter = ThreadCpu.now();
+        CpuUse used = CpuUse.now(postmaster).since(before);
+        long events = latencies.sent();
+        double[] perEvent = {used.jvmMicrosPer(events),
+                threadsAfter.nanosSince(threadsBefore, name -> name.contains(queue)) / 1_000.0 / events,
+                used.pgMicrosPer(events)};
+        cpuPerEvent.put(what, perEvent);
+        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
+                events, perEvent[0], perEvent[1], perEvent[2]));
+        if (PROFILE) {
+            threads.put(what, threadsAfter.busiestSince(threadsBefore, (System.nanoTime() - started) / 1e9, 12));
+        }
+        return latencies;
+    }
+
+    /** The median over the rounds of row {@code what} of its CPU an event, JVM, connector and PostgreSQL. */
+    private String medianCpu(String what) {
+        List<double[]> runs = new ArrayList<>();
+        cpuPerEvent.forEach((run, perEvent) -> {
+            if (run.replaceFirst(" \\(round \\d+\\)$", "").equals(what)) {
+                runs.add(perEvent);
+            }
+        });
+        if (runs.isEmpty()) {
+            return "";
+        }
+        double[] median = new double[3];
+        for (int i = 0; i < median.length; i++) {
+            final int at = i;
+            median[i] = Latencies.median(runs.stream().mapToDouble(run -> run[at]).toArray());
+        }
+        return String.format(Locale.ROOT, "; µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
+                median[0], median[1], median[2]);
+    }
+
+    private static void printRow(Map<String, Latencies> rows, Map<String, List<Latencies>> byRow, String what,
+                                 String tag, Latencies latencies, Latencies baseline) {
+        latencies.printRow(what + tag, baseline);
+        rows.put(what + tag, latencies);
+        byRow.computeIfAbsent(what, key -> new ArrayList<>()).add(latencies);
     }
 
     private static Map<String, String> settings(String list) {
@@ -116,7 +236,7 @@ final class SourceLatencyBenchmark {
      * The bridge beside its own ticker thread, which runs the same round as the connector's duty
      * ({@code pgque.ticker_round}) every {@code tick}, and rests {@code tick} when no batch is ready.
      */
-    private Latencies bridgeLatency(Connection c, SourceKafkaSide kafka, String queue, Duration tick)
+    private Latencies bridgeLatency(Connection c, SourceKafkaSide kafka, String queue, Duration tick, String what)
             throws Exception {
         PgQue pgque = PgQue.using(c);
         pgque.queues().create(queue);
@@ -137,7 +257,7 @@ final class SourceLatencyBenchmark {
                 return null;
             });
             try {
-                return SteadyLoad.measure(server, kafka, queue, RATE, RUN);
+                return load(kafka, queue, what, null);
             } finally {
                 running.set(false);
                 bridgeDone.get(30, TimeUnit.SECONDS);
@@ -151,7 +271,28 @@ final class SourceLatencyBenchmark {
     }
 
     private Latencies connectorLatency(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue,
-                                       Map<String, String> config, int slots) throws Exception {
+                                       Map<String, String> config, int slots, String what)
+            throws Exception {
+        startConnector(c, kafka, jdbcUrl, queue, config, slots);
+        try {
+            if (!PROFILE) {
+                return load(kafka, queue, what, null);
+            }
+            try (Connection listening = server.connect();
+                 LatencyTrace trace = new LatencyTrace((int) (RUN.toMillis() * RATE / 1000), listening, queue)) {
+                resetStatements(c);
+                Latencies latencies = load(kafka, queue, what, trace);
+                profiles.put(what, trace.report(c, queue) + "busiest threads: " + threads.get(what) + "\n"
+                        + PgStatements.report(c, 12));
+                return latencies;
+            }
+        } finally {
+            kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
+        }
+    }
+
+    private void startConnector(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue,
+                                Map<String, String> config, int slots) throws Exception {
         PgQue.using(c).queues().create(queue);
         config.put("name", queue);
         config.put("connection.url", jdbcUrl);
@@ -159,14 +300,65 @@ final class SourceLatencyBenchmark {
         config.put("topic", queue);
         config.put("pgque.metrics.log.interval.ms", "0");
         config.putAll(EXTRA_SETTINGS);
+        if (PROFILE) {
+            config.put("transforms", "stamp");
+            config.put("transforms.stamp.type", PolledStamp.class.getName());
+        }
         kafka.runConnector(queue, config, slots);
         // Every slot claimed before the clock starts, so task start-up is not counted as latency.
         SourceBenchmark.awaitCondition("all " + slots + " slots of " + queue + " leased",
                 () -> SourceBenchmark.leasedSlots(c, queue) == slots);
+    }
+
+    /**
+     * What the connector costs while its queue is idle: ticks, statements and CPU over {@link #IDLE}
+     * with nothing sent, once its slots are leased and its first ticks are behind it.
+     */
+    private String idleCost(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue,
+                            Map<String, String> config, int slots, long postmaster) throws Exception {
+        startConnector(c, kafka, jdbcUrl, queue, config, slots);
         try {
-            return SteadyLoad.measure(server, kafka, queue, RATE, RUN);
+            Thread.sleep(2_000); // the idle run measures a connector settled after its start (not a wait for a condition)
+            long ticksBefore = ticks(c, queue);
+            long callsBefore = statementCalls(c);
+            CpuUse before = CpuUse.now(postmaster);
+            ThreadCpu threadsBefore = ThreadCpu.now();
+            Thread.sleep(IDLE.toMillis()); // the span measured
+            CpuUse used = CpuUse.now(postmaster).since(before);
+            double seconds = IDLE.toMillis() / 1000.0;
+            return String.format(Locale.ROOT, "%d ticks, %.0f statements a second, CPU ms a second: JVM %.1f, "
+                            + "connector %.1f, PostgreSQL %.1f", ticks(c, queue) - ticksBefore,
+                    (statementCalls(c) - callsBefore) / seconds, used.jvmNanos() / 1e6 / seconds,
+                    ThreadCpu.now().nanosSince(threadsBefore, name -> name.contains(queue)) / 1e6 / seconds,
+                    used.pgNanos() / 1e6 / seconds);
         } finally {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
+        }
+    }
+
+    private static long ticks(Connection c, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select count(*) from pgque.tick t join pgque.queue q"
+                + " on q.queue_id = t.tick_queue where q.queue_name = ?")) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Top-level statements run so far, by every session (pg_stat_statements, loaded by {@link BenchServer}). */
+    private static long statementCalls(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select coalesce(sum(calls), 0) from pg_stat_statements where toplevel")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void resetStatements(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("select pg_stat_statements_reset()");
         }
     }
 }

@@ -8,6 +8,7 @@ import io.pgque.client.Event;
 import io.pgque.client.PgQue;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -35,6 +36,12 @@ final class SteadyLoad {
      */
     static Latencies measure(BenchServer server, SourceKafkaSide kafka, String queue, int rate, Duration run)
             throws Exception {
+        return measure(server, kafka, queue, rate, run, null);
+    }
+
+    /** As {@link #measure(BenchServer, SourceKafkaSide, String, int, Duration)}, each event's stages into {@code trace} (null: none). */
+    static Latencies measure(BenchServer server, SourceKafkaSide kafka, String queue, int rate, Duration run,
+                             LatencyTrace trace) throws Exception {
         int measured = (int) (run.toMillis() * rate / 1000);
         long periodMicros = 1_000_000L * PER_SEND / rate;
         ScheduledExecutorService producer = SourceBenchmark.daemonScheduler("bench-producer");
@@ -51,7 +58,10 @@ final class SteadyLoad {
                     events.add(Event.of("FileCreated", SourcePayload.of(seq, key, now))
                             .withPartitionKey(SourcePayload.key(key)));
                 }
-                pgque.producer().sendBatch(queue, events);
+                List<Long> ids = pgque.producer().sendBatch(queue, events);
+                if (trace != null) {
+                    trace.committed(sent[0], ids, System.nanoTime());
+                }
                 sent[0] += PER_SEND;
             }, 0, periodMicros, TimeUnit.MICROSECONDS);
 
@@ -73,15 +83,30 @@ final class SteadyLoad {
                         millis[seq] = (arrived - SourcePayload.sentNanos(payload)) / 1e6;
                         // The topics stamp records with the broker's append time (wall clock).
                         afterAppend[seq] = System.currentTimeMillis() - record.timestamp();
+                        if (trace != null) {
+                            trace.arrived(seq, SourcePayload.sentNanos(payload), header(record, PolledStamp.HEADER),
+                                    record.timestamp(), arrived, header(record, "pgque.batch.id"));
+                        }
                         got++;
                     }
                 }
             }
-            return new Latencies(millis, afterAppend);
+            producer.shutdown();
+            if (!producer.awaitTermination(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the producer did not stop within 10 s");
+            }
+            // Read once the producer has stopped: its thread wrote it.
+            return new Latencies(millis, afterAppend, sent[0]);
         } finally {
             producer.shutdownNow();
             producer.awaitTermination(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** A header written as text (Connect's default header converter), or 0 when the record has none. */
+    private static long header(ConsumerRecord<byte[], byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? 0 : Long.parseLong(new String(header.value(), StandardCharsets.UTF_8));
     }
 
     private static int seqOf(String payload) {

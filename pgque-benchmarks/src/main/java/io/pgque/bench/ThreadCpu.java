@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -60,6 +61,17 @@ final class ThreadCpu {
                 .map(e -> String.format(Locale.ROOT, "%s %.2f s (%.0f%%)", e.getKey(), e.getValue() / 1e9,
                         100 * e.getValue() / 1e9 / seconds))
                 .collect(Collectors.joining(", "));
+    }
+
+    /** CPU used since {@code before} by the threads whose name {@code named} accepts, in ns. */
+    long nanosSince(ThreadCpu before, Predicate<String> named) {
+        long total = 0;
+        for (Map.Entry<Long, Long> thread : nanos.entrySet()) {
+            if (named.test(names.get(thread.getKey()))) {
+                total += thread.getValue() - before.nanos.getOrDefault(thread.getKey(), 0L);
+            }
+        }
+        return total;
     }
 
     /** Kafka's request handlers and the like, counted together: "data-plane-kafka-request-handler-*". */

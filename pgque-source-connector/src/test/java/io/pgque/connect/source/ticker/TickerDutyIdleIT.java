@@ -1,0 +1,70 @@
+/*
+ * Copyright 2026 the pgque-kafka-connect authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.pgque.connect.source.ticker;
+
+import io.pgque.testing.EmbeddedPg;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 43: a shorter ticker interval buys latency only while events wait. With the duty at its
+ * shortest interval, a queue without events gets no tick (its own idle schedule, set to an hour
+ * here, is the engine's), and the first event sent gets one without waiting for that schedule.
+ */
+class TickerDutyIdleIT {
+
+    private static final Duration SHORTEST = Duration.ofMillis(10);
+
+    @Test
+    void theDutyAtItsShortestIntervalTicksNoIdleQueueAndTicksAnEventAtOnce() throws Exception {
+        DataSource db = EmbeddedPg.newDatabase("dutyidle").installEngine().superuser();
+        try (Connection c = db.getConnection()) {
+            exec(c, "select pgque.create_queue('idle_q')");
+            exec(c, "select pgque.set_queue_config('idle_q', 'ticker_max_lag', '1 hour')");
+            exec(c, "select pgque.set_queue_config('idle_q', 'ticker_idle_period', '1 hour')");
+            // A fresh queue's first two ticks come at once whatever the schedule; after them an idle queue waits.
+            exec(c, "select pgque.ticker('idle_q')");
+            exec(c, "select pgque.ticker('idle_q')");
+            long settled = ticks(c);
+            try (TickerDuty duty = TickerDuty.start(db, "idle-duty", SHORTEST, Duration.ofMinutes(10),
+                    Duration.ofMinutes(10))) {
+                // Absence can only be watched over a span: 300 rounds of the duty.
+                Thread.sleep(SHORTEST.toMillis() * 300);
+                assertEquals(settled, ticks(c), "an idle queue got a tick from the duty");
+                exec(c, "select pgque.send('idle_q', '{\"n\": 1}'::jsonb)");
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (ticks(c) == settled && System.nanoTime() < deadline) {
+                    Thread.sleep(SHORTEST.toMillis());
+                }
+                assertTrue(ticks(c) > settled, "the duty did not tick the queue's event within 30 s "
+                        + "(its own schedule would have waited an hour)");
+            }
+        }
+    }
+
+    private static long ticks(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select count(*) from pgque.tick t join pgque.queue q"
+                + " on q.queue_id = t.tick_queue where q.queue_name = 'idle_q'");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void exec(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.execute();
+        }
+    }
+}
