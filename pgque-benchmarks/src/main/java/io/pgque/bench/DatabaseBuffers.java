@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
 
 /**
  * The database's shared buffer accesses ({@code pg_stat_database.blks_hit + blks_read}): what a
@@ -32,30 +31,6 @@ final class DatabaseBuffers {
                     "select blks_hit + blks_read from pg_stat_database where datname = current_database()")) {
                 rs.next();
                 return rs.getLong(1);
-            }
-        }
-    }
-
-    /**
-     * The statements that read the most shared buffers, from pg_stat_statements (tracking nested
-     * statements, so a function's buffers count for it and again for the statements it runs):
-     * where a run's buffers went, by statement and per call.
-     */
-    static void printStatements(Connection c, int top) throws SQLException {
-        System.out.println();
-        System.out.println("pg_stat_statements, top " + top + " by shared buffers (nested statements included):");
-        System.out.printf(Locale.ROOT, "| %10s | %12s | %10s | %12s | %10s | %s |%n", "calls", "buffers", "per call",
-                "rows", "total ms", "query");
-        try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("select calls, shared_blks_hit + shared_blks_read, rows, total_exec_time,"
-                     + " regexp_replace(query, '\\s+', ' ', 'g') from pg_stat_statements"
-                     + " order by shared_blks_hit + shared_blks_read desc limit " + top)) {
-            while (rs.next()) {
-                String query = rs.getString(5);
-                System.out.printf(Locale.ROOT, "| %10d | %12d | %10.1f | %12d | %10.0f | %s |%n", rs.getLong(1),
-                        rs.getLong(2), rs.getLong(2) / (double) Math.max(1, rs.getLong(1)), rs.getLong(3),
-                        rs.getDouble(4), query.length() > 200
-                        ? query.substring(0, 90) + " ... " + query.substring(query.length() - 105) : query);
             }
         }
     }

@@ -282,7 +282,7 @@ final class SourceDrainBenchmark {
             System.out.println("    busiest threads (CPU from start to stop, share of the span): " + busiest);
             if (PG_STATS && measured) {
                 PgStatements.print(c, 12);
-                DatabaseBuffers.printStatements(c, 16);
+                PgStatements.printByBuffers(c, 16);
             }
             side.deleteTopic(topic);
             spans.put(r, span);
