@@ -5,6 +5,7 @@
 package io.pgque.connect.source.ticker;
 
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -30,6 +31,9 @@ class TickerDutyIdleIT {
     void theDutyAtItsShortestIntervalTicksNoIdleQueueAndTicksAnEventAtOnce() throws Exception {
         DataSource db = EmbeddedPg.newDatabase("dutyidle").installEngine().superuser();
         try (Connection c = db.getConnection()) {
+            // Counts the duty's rounds (pg_stat_user_functions) on the connections it opens next.
+            exec(c, "do $$ begin execute format('alter database %I set track_functions = pl',"
+                    + " current_database()); end $$");
             exec(c, "select pgque.create_queue('idle_q')");
             exec(c, "select pgque.set_queue_config('idle_q', 'ticker_max_lag', '1 hour')");
             exec(c, "select pgque.set_queue_config('idle_q', 'ticker_idle_period', '1 hour')");
@@ -39,8 +43,8 @@ class TickerDutyIdleIT {
             long settled = ticks(c);
             try (TickerDuty duty = TickerDuty.start(db, "idle-duty", SHORTEST, Duration.ofMinutes(10),
                     Duration.ofMinutes(10))) {
-                // Absence can only be watched over a span: 300 rounds of the duty.
-                Thread.sleep(SHORTEST.toMillis() * 300);
+                // Absence can only be watched over a span: until the duty has run 300 rounds.
+                Await.until("300 rounds of the ticker duty", Duration.ofSeconds(120), () -> rounds(c) >= 300);
                 assertEquals(settled, ticks(c), "an idle queue got a tick from the duty");
                 exec(c, "select pgque.send('idle_q', '{\"n\": 1}'::jsonb)");
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -59,6 +63,17 @@ class TickerDutyIdleIT {
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    private static long rounds(Connection c) {
+        try (PreparedStatement ps = c.prepareStatement("select coalesce(sum(calls), 0) from pg_stat_user_functions"
+                + " where schemaname = 'pgque' and funcname = 'ticker_round'");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 
