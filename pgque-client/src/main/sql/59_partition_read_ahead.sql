@@ -56,6 +56,7 @@ CREATE OR REPLACE FUNCTION pgque.read_ahead_ticks_after(i_sub pgque.subscription
     i_after_tick bigint, i_window_events bigint, OUT from_tick bigint, OUT to_tick bigint)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
+    v_from bigint;
     v_last pgque.tick;
     v_next pgque.tick;
 BEGIN
@@ -64,14 +65,19 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     IF i_sub.sub_batch IS DISTINCT FROM i_batch_id THEN
-        RETURN; -- not the open batch (any more): nothing to read ahead of
+        RETURN; -- not the open batch (any more), or a batch is open where none was named
     END IF;
-    IF i_after_tick < i_sub.sub_next_tick THEN
+    -- NULL i_batch_id: the slot has no open batch, and the window starts where it stands.
+    v_from := CASE WHEN i_batch_id IS NULL THEN i_sub.sub_last_tick ELSE i_sub.sub_next_tick END;
+    IF i_after_tick < v_from THEN
         RAISE EXCEPTION 'pgque.read_ahead_after_query: tick % is before the end of open batch % (tick %)',
-            i_after_tick, i_batch_id, i_sub.sub_next_tick USING ERRCODE = '22023';
+            i_after_tick, i_batch_id, v_from USING ERRCODE = '22023';
     END IF;
     SELECT * INTO v_last FROM pgque.tick
-     WHERE tick_queue = i_sub.sub_queue AND tick_id = coalesce(i_after_tick, i_sub.sub_next_tick);
+     WHERE tick_queue = i_sub.sub_queue AND tick_id = coalesce(i_after_tick, v_from);
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
     v_next := pgque.batch_end_tick(v_last, NULL, NULL, NULL, pgque.hook_batch_end_cap(i_sub.sub_queue, i_consumer),
                                    i_window_events);
     IF v_next.tick_id IS NULL THEN
@@ -183,6 +189,9 @@ $$;
 -- times. Only i_slot's lease is checked: the rows of the other slots are of use to their reader
 -- only once their own read_ahead_query names the same ticks, which checks theirs. slots_query is
 -- NULL when i_slots is NULL or empty, or with one slot. 22023 for a slot in i_slots out of range.
+-- NULL i_batch_id reads a slot that has no open batch (a new lease, say): the window from where
+-- it stands, which open_read_ahead_partitioned then opens; no row when it has an open batch. So
+-- the slots of a reader that start together read their first batches in one scan too.
 CREATE OR REPLACE FUNCTION pgque.read_ahead_slots_query(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_batch_id bigint, i_window_events bigint, i_max int, i_slots int[],
     OUT batch_id bigint, OUT from_tick bigint, OUT to_tick bigint, OUT query text, OUT any_order_query text,

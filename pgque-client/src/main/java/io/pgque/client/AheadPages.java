@@ -34,9 +34,9 @@ final class AheadPages {
     private static final String READ_AHEAD_PAGE = "select " + Rows.MESSAGE_COLUMNS + ", m.from_tick, m.to_tick "
             + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
     private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query, any_order_query, "
-            + "null from pgque.read_ahead_query(?, ?, ?, ?, ?, ?, ?::bigint, ?)";
+            + "null from pgque.read_ahead_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?)";
     private static final String READ_AHEAD_SLOTS_QUERY = "select batch_id, from_tick, to_tick, query, "
-            + "any_order_query, slots_query from pgque.read_ahead_slots_query(?, ?, ?, ?, ?, ?, ?::bigint, ?, ?)";
+            + "any_order_query, slots_query from pgque.read_ahead_slots_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?)";
     private static final String READ_AHEAD_AFTER_QUERY = "select batch_id, from_tick, to_tick, query, "
             + "any_order_query, slots_query "
             + "from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?, ?::int[])";
@@ -86,21 +86,24 @@ final class AheadPages {
 
     /**
      * A page of the batch after open batch {@code batchId} (after tick {@code afterTick} when not
-     * null: the batch after one read ahead), sharing the scan with the other slots of
-     * {@code windows} when given.
+     * null: the batch after one read ahead; {@code batchId} null: the first batch of a slot with
+     * none open), sharing the scan with the other slots of {@code windows} when given.
      */
-    Optional<ReadAhead> page(int slot, long batchId, Long afterTick, int max, SharedWindows windows) {
+    Optional<ReadAhead> page(int slot, Long batchId, Long afterTick, int max, SharedWindows windows) {
         WholeBatch.checkPageSize(max);
-        Read read = worker.db.run(worker.what("read ahead of batch " + batchId + " on slot " + slot),
+        String what = batchId == null ? "read ahead of the first batch on slot " + slot
+                : "read ahead of batch " + batchId + " on slot " + slot;
+        Read read = worker.db.run(worker.what(what),
                 c -> read(c, slot, batchId, afterTick, BatchPage.probeSize(max), windows));
         return BatchPage.of(read.messages(), max).map(page -> new ReadAhead(read.fromTick(), read.toTick(),
                 new OpenedBatch(page, null), read.fromGroup()));
     }
 
-    private Read read(Connection c, int slot, long batchId, Long afterTick, int probe, SharedWindows windows)
+    private Read read(Connection c, int slot, Long batchId, Long afterTick, int probe, SharedWindows windows)
             throws SQLException {
         EngineCapabilities engine = worker.engine.in(c);
-        if (!engine.readAhead() || afterTick != null && !engine.readAheadAfterQuery()) {
+        if (!engine.readAhead() || afterTick != null && !engine.readAheadAfterQuery()
+                || batchId == null && !engine.readAheadFirst()) {
             return Read.NONE;
         }
         if (!engine.readAheadQuery()) {

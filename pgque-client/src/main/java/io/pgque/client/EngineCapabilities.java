@@ -22,16 +22,19 @@ import java.util.Optional;
  * @param readAheadQuery      {@code read_ahead_query}: the engine hands out the query over the next batch (0.3.1)
  * @param readAheadSlotsQuery {@code read_ahead_slots_query}: one scan of a window for several slots (0.3.3)
  * @param readAheadAfterQuery {@code read_ahead_after_query}: the batch after a batch read ahead (0.3.4)
+ * @param readAheadFirst      {@code read_ahead_slots_query} with no open batch: a slot's first batch read as a
+ *                            read-ahead, sharing the scan with the group's other slots (0.4.2)
  */
 record EngineCapabilities(Optional<String> version, boolean catchUpWindow, boolean readAhead, boolean readAheadQuery,
-                          boolean readAheadSlotsQuery, boolean readAheadAfterQuery) {
+                          boolean readAheadSlotsQuery, boolean readAheadAfterQuery, boolean readAheadFirst) {
 
     private static final Logger log = LoggerFactory.getLogger(EngineCapabilities.class);
 
     /** What an engine of {@code version} can do; a version that does not parse is taken as the newest. */
     static EngineCapabilities of(Optional<String> version) {
         return new EngineCapabilities(version, atLeast(version, "0.2.0"), atLeast(version, "0.3.0"),
-                atLeast(version, "0.3.1"), atLeast(version, "0.3.3"), atLeast(version, "0.3.4"));
+                atLeast(version, "0.3.1"), atLeast(version, "0.3.3"), atLeast(version, "0.3.4"),
+                atLeast(version, "0.4.2"));
     }
 
     private static boolean atLeast(Optional<String> version, String release) {

@@ -61,6 +61,17 @@ public final class ReadAheadGroup {
         return pages.page(member(slot), batchId, null, max, windows);
     }
 
+    /**
+     * The first batch of one of the group's slots that has no open batch (a new lease, say), read
+     * as {@link #readAheadPage} reads a next one and sharing its scan the same way: the group's
+     * slots start at the same tick, so one scan reads every first window. Open it with
+     * {@link Slot#open}. Empty when the slot has an open batch, when no tick follows where it
+     * stands, when the window holds no event of the slot, and with an engine before 0.4.2.
+     */
+    public Optional<ReadAhead> readFirstPage(int slot, int max) {
+        return pages.page(member(slot), null, null, max, windows);
+    }
+
     /** {@link Slot#readAheadPageAfter} for one of the group's slots, sharing scans as {@link #readAheadPage} does. */
     public Optional<ReadAhead> readAheadPageAfter(int slot, long batchId, ReadAhead previous, int max) {
         Objects.requireNonNull(previous, "previous");

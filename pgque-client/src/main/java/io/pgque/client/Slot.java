@@ -139,6 +139,17 @@ public final class Slot {
     }
 
     /**
+     * Opens a batch read ahead while the slot had no open batch ({@link ReadAheadGroup#readFirstPage}).
+     *
+     * @return whether the slot's open batch now is {@code ahead}'s; false, opening nothing, when
+     *         the slot moved otherwise in between ({@link ReadAhead#discard} it and receive)
+     * @throws SlotFencedException if another worker holds the slot
+     */
+    public boolean open(ReadAhead ahead) {
+        return receiving.open(ahead);
+    }
+
+    /**
      * The receives above, each acking the slot's open batch first in the same transaction: one
      * commit and one round trip less per batch. A slot with no open batch (an earlier ack
      * committed but its answer was lost) is not an error: the ack's purpose is met.

@@ -19,28 +19,31 @@ class EngineCapabilitiesTest {
 
     private static String can(EngineCapabilities c) {
         return (c.catchUpWindow() ? "W" : "-") + (c.readAhead() ? "A" : "-") + (c.readAheadQuery() ? "Q" : "-")
-                + (c.readAheadSlotsQuery() ? "S" : "-") + (c.readAheadAfterQuery() ? "N" : "-");
+                + (c.readAheadSlotsQuery() ? "S" : "-") + (c.readAheadAfterQuery() ? "N" : "-")
+                + (c.readAheadFirst() ? "F" : "-");
     }
 
     @Test
     void eachReleaseAddsItsFunctions() {
-        assertEquals("-----", can(of(null)), "no version(): older than all of them");
-        assertEquals("-----", can(of("0.1.9")));
-        assertEquals("W----", can(of("0.2.0")));
-        assertEquals("WA---", can(of("0.3.0")));
-        assertEquals("WAQ--", can(of("0.3.2")));
-        assertEquals("WAQS-", can(of("0.3.3")));
-        assertEquals("WAQSN", can(of("0.3.4")));
-        assertEquals("WAQSN", can(of("0.4.0-devel")));
+        assertEquals("------", can(of(null)), "no version(): older than all of them");
+        assertEquals("------", can(of("0.1.9")));
+        assertEquals("W-----", can(of("0.2.0")));
+        assertEquals("WA----", can(of("0.3.0")));
+        assertEquals("WAQ---", can(of("0.3.2")));
+        assertEquals("WAQS--", can(of("0.3.3")));
+        assertEquals("WAQSN-", can(of("0.3.4")));
+        assertEquals("WAQSN-", can(of("0.4.1")));
+        assertEquals("WAQSNF", can(of("0.4.2")));
     }
 
     @Test
     void aPreReleaseOfAVersionComesBeforeIt() {
-        assertEquals("WAQS-", can(of("0.3.4-devel")));
+        assertEquals("WAQS--", can(of("0.3.4-devel")));
+        assertEquals("WAQSN-", can(of("0.4.2-devel")));
     }
 
     @Test
     void aVersionThatDoesNotParseIsTakenAsTheNewest() {
-        assertEquals("WAQSN", can(of("nightly")));
+        assertEquals("WAQSNF", can(of("nightly")));
     }
 }

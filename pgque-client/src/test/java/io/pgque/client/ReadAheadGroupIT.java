@@ -122,6 +122,72 @@ class ReadAheadGroupIT {
     }
 
     @Test
+    void theFirstBatchesOfSlotsWithNoneOpenShareOneScan() {
+        String q = "q_group_first";
+        admin.queues().create(q);
+        SlotConsumer w = reader.slotConsumer(q, "g", N, "w").catchingUp(100_000);
+        admin.slotConsumer(q, "g", N, "setup").subscribe();
+        sendKeyed(q, "first", 200);
+        tick(admin, q);
+        sendKeyed(q, "second", 40);
+        tick(admin, q);
+        for (int slot : ALL) {
+            w.slot(slot).claim(TTL).orElseThrow();
+        }
+
+        ReadAheadGroup group = w.readAheadGroup(ALL);
+        List<Long> ids = new java.util.ArrayList<>();
+        int total = 0;
+        for (int slot : ALL) {
+            ReadAhead first = group.readFirstPage(slot, 1_000).orElseThrow();
+            assertEquals(slot != ALL.get(0), first.shared(), "only the first slot's read scans");
+            List<Message> messages = first.batch().first().messages();
+            for (int i = 0; i < messages.size(); i++) {
+                Message m = messages.get(i);
+                assertEquals(slot, w.slotOf(m.partitionKey()));
+                assertEquals(first.batchId(), m.batchId());
+                assertTrue(i == 0 || messages.get(i - 1).msgId() < m.msgId(), "in event order");
+            }
+            total += messages.size();
+            assertTrue(w.slot(slot).open(first), "opened as read");
+            assertTrue(group.readFirstPage(slot, 1_000).isEmpty(), "a slot with an open batch has no first batch");
+            Batch opened = w.slot(slot).receive().orElseThrow();
+            assertEquals(first.batchId(), opened.batchId());
+            assertEquals(payloads(first), opened.messages().stream().map(Message::payload).toList(),
+                    "the batch opened holds what was read");
+            w.slot(slot).ack();
+            ids.add(first.batchId());
+        }
+        assertEquals(240, total, "both ticks in one window (catching up), every event once, in its own slot");
+        assertEquals(1, group.scanned());
+        assertEquals(3, group.served());
+        assertEquals(4, Set.copyOf(ids).size(), "a batch id each");
+    }
+
+    @Test
+    void aFirstBatchIsNotOpenedOnceTheSlotMoved() {
+        String q = "q_group_first_moved";
+        admin.queues().create(q);
+        SlotConsumer w = reader.slotConsumer(q, "g", N, "w");
+        admin.slotConsumer(q, "g", N, "setup").subscribe();
+        sendKeyed(q, "first", 80);
+        tick(admin, q);
+        w.slot(0).claim(TTL).orElseThrow();
+        w.slot(1).claim(TTL).orElseThrow();
+        ReadAheadGroup group = w.readAheadGroup(List.of(0, 1));
+        ReadAhead first = group.readFirstPage(0, 1_000).orElseThrow();
+        Batch received = w.slot(0).receive().orElseThrow();
+        w.slot(0).ack();
+        assertFalse(w.slot(0).open(first), "the slot has moved past the window read");
+        assertTrue(w.slot(0).receive().isEmpty(), "and nothing was opened");
+        assertEquals(payloads(first), received.messages().stream().map(Message::payload).toList());
+        ReadAhead firstOfOne = group.readFirstPage(1, 1_000).orElseThrow();
+        Slot elsewhere = reader.slotConsumer(q, "g", N, "other").slot(1);
+        assertThrows(SlotFencedException.class, () -> elsewhere.open(firstOfOne), "only the slot's leaseholder opens");
+        assertTrue(w.slot(1).open(firstOfOne));
+    }
+
+    @Test
     void aRetriedEventComesWithItsOwnSlotOnly() {
         String q = "q_group_retry";
         Worker worker = firstBatchesOpen(q);

@@ -34,6 +34,21 @@ public interface AheadReader {
      */
     CompletableFuture<Optional<ReadAhead>> after(long batchId, CompletableFuture<Optional<ReadAhead>> next);
 
+    /**
+     * The first batch of a slot with no open batch (a new lease), read as a read-ahead in the
+     * scan the stream's slots share, when it has several: every slot of a new lease starts at the
+     * same tick, and read on its own each slot scanned the whole window. Empty where the reader
+     * cannot, or the slot has nothing to read; open it with {@link #open}.
+     */
+    Optional<ReadAhead> first();
+
+    /**
+     * Opens a batch {@link #first} read (no batch was open).
+     *
+     * @return false when the slot moved otherwise in between and the engine opened nothing
+     */
+    boolean open(ReadAhead first) throws LostException;
+
     /** Most events a batch read ahead without a cursor holds. */
     int pageEvents();
 

@@ -78,6 +78,20 @@ public final class ReadAheads implements AutoCloseable {
             }
 
             @Override
+            public Optional<ReadAhead> first() {
+                return group.slots().size() > 1 ? group.readFirstPage(slot, pageEvents()) : Optional.empty();
+            }
+
+            @Override
+            public boolean open(ReadAhead first) throws LostException {
+                try {
+                    return consumer.slot(slot).open(first);
+                } catch (SlotFencedException | SlotNotLeasedException e) {
+                    throw new LostException(e);
+                }
+            }
+
+            @Override
             public int pageEvents() {
                 return ReadAheads.this.pageEvents();
             }

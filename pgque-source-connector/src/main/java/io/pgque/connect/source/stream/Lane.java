@@ -24,6 +24,7 @@ final class Lane {
     private long nextRenewalNanos;
     private long nextAttemptNanos;
     private boolean deliveryCheck;
+    private boolean firstOfLease;
     private boolean behind;
     private long lastBatchEvents;
 
@@ -116,6 +117,11 @@ final class Lane {
         return deliveryCheck;
     }
 
+    /** Whether the lease has not received yet: its first batch may come from the scan its stream's slots share. */
+    boolean firstOfLease() {
+        return firstOfLease;
+    }
+
     /** Whether the last batch was larger than a chunk: the next is likely large too, read whole in one scan. */
     boolean behind() {
         return behind;
@@ -133,6 +139,7 @@ final class Lane {
         leased = true;
         nextRenewalNanos = renewAt;
         deliveryCheck = true;
+        firstOfLease = true;
     }
 
     /** Any state to UNLEASED: forgets the batch without acking it; returns it (null when none). */
@@ -154,10 +161,12 @@ final class Lane {
     /** RESTING found no batch: the reader is no longer behind. */
     void caughtUp() {
         behind = false;
+        firstOfLease = false;
     }
 
     /** RESTING to streaming {@code inFlight}; {@code larger}: it holds more than its first chunk. */
     void batchStarted(StreamedBatch inFlight, boolean larger) {
+        firstOfLease = false;
         batch = inFlight;
         behind = larger;
         next = new NextBatches();

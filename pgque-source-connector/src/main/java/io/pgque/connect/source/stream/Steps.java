@@ -9,6 +9,7 @@ import io.pgque.client.Message;
 import io.pgque.client.OpenedBatch;
 import io.pgque.client.ReadAhead;
 import io.pgque.connect.source.metrics.StreamEvents;
+import io.pgque.connect.source.reader.AheadReader;
 import io.pgque.connect.source.reader.BatchReader;
 import io.pgque.connect.source.reader.LostException;
 import io.pgque.connect.source.record.ReaderId;
@@ -77,12 +78,55 @@ final class Steps {
         }
         Optional<OpenedBatch> received;
         try {
-            received = lane.reader().open(lane.behind(), chunks.chunkSize());
+            Optional<ReadAhead> first = lane.firstOfLease() ? openFirstShared(lane) : Optional.empty();
+            received = first.isPresent() ? Optional.of(first.get().batch())
+                    : lane.reader().open(lane.behind(), chunks.chunkSize());
         } catch (LostException e) {
             lose(lane, e);
             return null;
         }
         return emit(lane, received, System.nanoTime(), null);
+    }
+
+    /**
+     * The first batch of a lease, read in the scan the stream's slots share and opened; empty
+     * where the reader reads no such scan, when it found nothing, when the read failed (as any
+     * read-ahead, it is not reported: the usual receive follows and meets a lasting fault), or
+     * when the slot moved in between.
+     */
+    private Optional<ReadAhead> openFirstShared(Lane lane) throws LostException {
+        AheadReader ahead = lane.ahead();
+        if (ahead == null) {
+            return Optional.empty();
+        }
+        Optional<ReadAhead> first;
+        try {
+            first = ahead.first();
+        } catch (RuntimeException e) {
+            log.debug("Reading the first batch of {} in its stream's shared scan failed; receiving it the usual way",
+                    lane.reader().id().logName(), e);
+            return Optional.empty();
+        }
+        if (first.isEmpty()) {
+            return first;
+        }
+        boolean opened;
+        try {
+            opened = ahead.open(first.get());
+        } catch (LostException | RuntimeException e) {
+            ahead.discard(first.get());
+            throw e;
+        }
+        if (!opened) {
+            ahead.discard(first.get());
+            return Optional.empty();
+        }
+        ahead.opened(first.get());
+        events.batchReadAhead(lane.reader().id());
+        if (first.get().shared()) {
+            events.batchReadAheadWithoutScan(lane.reader().id());
+        }
+        return first;
     }
 
     /**

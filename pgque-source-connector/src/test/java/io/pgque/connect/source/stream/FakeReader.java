@@ -288,6 +288,17 @@ final class FakeReader implements BatchReader {
             return null;
         }
 
+        /** The fake reads first batches the usual way ({@link FakeReader#open}). */
+        @Override
+        public Optional<ReadAhead> first() {
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean open(ReadAhead first) {
+            throw new AssertionError("the fake reads no first batch ahead");
+        }
+
         @Override
         public int pageEvents() {
             return pageEvents;
