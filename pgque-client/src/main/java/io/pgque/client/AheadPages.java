@@ -52,10 +52,15 @@ final class AheadPages {
     private record Plan(Window window, String inOrder, String anyOrder, String forSlots) {
     }
 
-    /** The events read ahead, the ticks of their window, and whether another slot's scan had read them. */
-    private record Read(List<Message> messages, long fromTick, long toTick, boolean fromGroup) {
+    /**
+     * The events read ahead, the ticks of their window, whether another slot's scan had read them,
+     * and whether they are all of the slot's events of the window, however many (a scan for the
+     * group reads them all: a page of them would leave a rest to read, in one more scan of the
+     * window, that is in memory already).
+     */
+    private record Read(List<Message> messages, long fromTick, long toTick, boolean fromGroup, boolean whole) {
 
-        static final Read NONE = new Read(List.of(), 0, 0, false);
+        static final Read NONE = new Read(List.of(), 0, 0, false, false);
     }
 
     private final PartitionedWorker worker;
@@ -95,8 +100,9 @@ final class AheadPages {
                 : "read ahead of batch " + batchId + " on slot " + slot;
         Read read = worker.db.run(worker.what(what),
                 c -> read(c, slot, batchId, afterTick, BatchPage.probeSize(max), windows));
-        return BatchPage.of(read.messages(), max).map(page -> new ReadAhead(read.fromTick(), read.toTick(),
-                new OpenedBatch(page, null), read.fromGroup()));
+        return BatchPage.of(read.messages(), read.whole() ? Integer.MAX_VALUE : max)
+                .map(page -> new ReadAhead(read.fromTick(), read.toTick(), new OpenedBatch(page, null),
+                        read.fromGroup()));
     }
 
     private Read read(Connection c, int slot, Long batchId, Long afterTick, int probe, SharedWindows windows)
@@ -128,12 +134,12 @@ final class AheadPages {
             Optional<List<Message>> kept = windows.take(slot, window.fromTick(), window.toTick());
             if (kept.isPresent()) {
                 return new Read(inOrder(asBatch(kept.get(), window.batchId())), window.fromTick(), window.toTick(),
-                        true);
+                        true, true);
             }
             if (plan.forSlots() != null) {
                 List<Message> own = readForGroup(c, plan, slot, windows, probe);
                 if (own != null) {
-                    return new Read(inOrder(own), window.fromTick(), window.toTick(), false);
+                    return new Read(inOrder(own), window.fromTick(), window.toTick(), false, true);
                 }
             }
         }
@@ -141,7 +147,7 @@ final class AheadPages {
         // references, rather than by the server, where sorting copies every row.
         List<Message> any = new ArrayList<>(Sql.list(c, plan.anyOrder(), Rows::message));
         List<Message> messages = any.size() < probe ? inOrder(any) : Sql.list(c, plan.inOrder(), Rows::message);
-        return new Read(messages, window.fromTick(), window.toTick(), false);
+        return new Read(messages, window.fromTick(), window.toTick(), false, false);
     }
 
     /** One row of a page read through the engine's function: an event and its batch's window. */
@@ -154,7 +160,7 @@ final class AheadPages {
                 rs -> new PageRow(Rows.message(rs), rs.getLong(11), rs.getLong(12)),
                 worker.args(slot, batchId, worker.windowEvents, probe));
         return rows.isEmpty() ? Read.NONE : new Read(rows.stream().map(PageRow::message).toList(),
-                rows.get(0).fromTick(), rows.get(0).toTick(), false);
+                rows.get(0).fromTick(), rows.get(0).toTick(), false, false);
     }
 
     private static Plan plan(ResultSet rs) throws SQLException {

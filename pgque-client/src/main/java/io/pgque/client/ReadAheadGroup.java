@@ -53,7 +53,10 @@ public final class ReadAheadGroup {
     /**
      * {@link Slot#readAheadPage} for one of the group's slots: served from a window another
      * slot's scan read when the engine names the same ticks, else read in one scan for every slot
-     * of the group.
+     * of the group. A batch that scan read whole comes whole, even when it holds more than
+     * {@code max} events: its events are in memory already, and a page would leave a rest to read
+     * in one more scan of the window. (A scan that stops at its limit, {@code max} + 1 events for
+     * each slot of the group, reads the slot's page alone.)
      *
      * @throws IllegalArgumentException for a slot not in the group
      */

@@ -251,6 +251,37 @@ class ReadAheadGroupIT {
         assertEquals(0, group.scanned(), "each slot holds more than a page: its scan stops at the limit");
     }
 
+    /**
+     * A slot with more events than the page, where the group's scan stayed under its limit: its
+     * batch comes whole, since the scan read all of it, rather than a page whose rest would scan
+     * the window again.
+     */
+    @Test
+    void aSlotLargerThanThePageComesWholeFromTheGroupsScan() {
+        String q = "q_group_skewed";
+        Worker worker = firstBatchesOpen(q);
+        SlotConsumer w = worker.consumer();
+        Map<Integer, Long> open = worker.open();
+        String busy = java.util.stream.IntStream.range(0, 1_000).mapToObj(i -> "busy-" + i)
+                .filter(k -> w.slotOf(k) == 0).findFirst().orElseThrow();
+        List<Event> events = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            events.add(Event.of("t", "skewed-" + i).withPartitionKey(busy));
+        }
+        admin.producer().sendBatch(q, events);
+        tick(admin, q);
+
+        ReadAheadGroup group = w.readAheadGroup(ALL);
+        ReadAhead shared = group.readAheadPage(0, open.get(0), 10).orElseThrow();
+        assertEquals(1, group.scanned(), "30 rows under the limit of 4 slots x 11");
+        assertFalse(shared.batch().first().full(), "whole");
+        assertNull(shared.batch().rest());
+        assertEquals(java.util.stream.IntStream.range(0, 30).mapToObj(i -> "skewed-" + i).toList(), payloads(shared));
+        ReadAhead alone = w.slot(0).readAheadPage(open.get(0), 10).orElseThrow();
+        assertTrue(alone.batch().first().full(), "a slot's own read still stops at its page");
+        assertEquals(payloads(shared).subList(0, 10), payloads(alone));
+    }
+
     @Test
     void slotsOutsideTheGroupOrTheConsumerAreRefused() {
         SlotConsumer w = reader.slotConsumer("q_group_refused", "g", N, "w");
