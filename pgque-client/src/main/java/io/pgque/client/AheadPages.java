@@ -46,6 +46,12 @@ final class AheadPages {
     }
 
     /**
+     * How long a read waits for another reader's scan of the same window, at most, before it scans
+     * that window too: a scan of a 160,000-event window took about 2 s on the build machine.
+     */
+    private static final long SCAN_WAIT_MS = 10_000;
+
+    /**
      * What the engine hands out for a batch read ahead: its window and the queries over its
      * events (in order, in any order, and for every slot of a group; the last null without one).
      */
@@ -116,7 +122,8 @@ final class AheadPages {
             return pageThroughFunction(c, slot, batchId, probe);
         }
         boolean shared = windows != null && windows.shares() && engine.readAheadSlotsQuery();
-        Array others = shared ? c.createArrayOf("int4", windows.othersThan(slot)) : null;
+        Integer[] othersRead = shared ? windows.othersThan(slot) : new Integer[0];
+        Array others = shared ? c.createArrayOf("int4", othersRead) : null;
         List<Plan> plans = afterTick != null
                 ? Sql.list(c, READ_AHEAD_AFTER_QUERY, AheadPages::plan,
                         worker.args(slot, batchId, afterTick, worker.windowEvents, probe, others))
@@ -131,16 +138,9 @@ final class AheadPages {
         Plan plan = plans.get(0);
         Window window = plan.window();
         if (shared) {
-            Optional<List<Message>> kept = windows.take(slot, window.fromTick(), window.toTick());
-            if (kept.isPresent()) {
-                return new Read(inOrder(asBatch(kept.get(), window.batchId())), window.fromTick(), window.toTick(),
-                        true, true);
-            }
-            if (plan.forSlots() != null) {
-                List<Message> own = readForGroup(c, plan, slot, windows, probe);
-                if (own != null) {
-                    return new Read(inOrder(own), window.fromTick(), window.toTick(), false, true);
-                }
+            Read read = sharedRead(c, plan, slot, othersRead, windows, probe);
+            if (read != null) {
+                return read;
             }
         }
         // Fewer rows than asked for are the whole batch: put in order here, where that moves
@@ -169,14 +169,57 @@ final class AheadPages {
     }
 
     /**
-     * Runs a read-ahead's query over the window for every slot of the group: keeps the other
+     * The slot's events of the plan's window through {@code windows}: kept by another slot's scan;
+     * or, while a member scans that window, kept once that scan is done; or scanned here for every
+     * slot in {@code others} too. Null when the slot is to be read alone: the scan stopped at its
+     * limit, or the engine gave no query for several slots.
+     */
+    private static Read sharedRead(Connection c, Plan plan, int slot, Integer[] others, SharedWindows windows,
+                                   int probe) throws SQLException {
+        Window window = plan.window();
+        long from = window.fromTick();
+        long to = window.toTick();
+        boolean claimed = false;
+        while (true) {
+            Optional<List<Message>> kept = windows.take(slot, from, to);
+            if (kept.isPresent()) {
+                return new Read(inOrder(asBatch(kept.get(), window.batchId())), from, to, true, true);
+            }
+            if (plan.forSlots() == null) {
+                return null;
+            }
+            if (windows.startScan(from, to)) {
+                claimed = true;
+                break;
+            }
+            try {
+                if (!windows.awaitScan(from, to, SCAN_WAIT_MS)) {
+                    break; // scan it too rather than wait on longer
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        try {
+            List<Message> own = readForGroup(c, plan, slot, others, windows, probe);
+            return own == null ? null : new Read(inOrder(own), from, to, false, true);
+        } finally {
+            if (claimed) {
+                windows.scanned(from, to);
+            }
+        }
+    }
+
+    /**
+     * Runs a read-ahead's query over the window for the slot and {@code others}: keeps the other
      * slots' events in {@code windows} and returns the slot's own; null when the query stopped at
      * its limit (some slot has more than a page), which leaves whose events are whole unknown.
      */
-    private static List<Message> readForGroup(Connection c, Plan plan, int slot, SharedWindows windows, int probe)
-            throws SQLException {
+    private static List<Message> readForGroup(Connection c, Plan plan, int slot, Integer[] others,
+                                              SharedWindows windows, int probe) throws SQLException {
         Map<Integer, List<Message>> bySlot = new HashMap<>();
-        for (Integer other : windows.othersThan(slot)) {
+        for (Integer other : others) {
             bySlot.put(other, new ArrayList<>());
         }
         List<Message> own = new ArrayList<>();

@@ -28,10 +28,13 @@ public final class ReadAheadGroup {
 
     private final PartitionedWorker worker;
     private final List<Integer> slots;
+    /** Where the windows are shared with the other groups of this process reading the consumer; null: not shared. */
+    private final String scope;
     private final SharedWindows windows;
     private final AheadPages pages;
+    private boolean left;
 
-    ReadAheadGroup(PartitionedWorker worker, Collection<Integer> slots) {
+    ReadAheadGroup(PartitionedWorker worker, Collection<Integer> slots, String scope) {
         this.worker = worker;
         TreeSet<Integer> sorted = new TreeSet<>();
         for (Integer slot : slots) {
@@ -41,13 +44,27 @@ public final class ReadAheadGroup {
             sorted.add(slot);
         }
         this.slots = List.copyOf(sorted);
-        this.windows = new SharedWindows(this.slots, worker.n);
+        this.scope = scope;
+        if (scope == null) {
+            this.windows = new SharedWindows(worker.n);
+            this.windows.join(this.slots);
+        } else {
+            this.windows = SharedScans.join(scope, worker.queue, worker.consumer, worker.n, this.slots);
+        }
         this.pages = new AheadPages(worker);
     }
 
     /** The group's slots, in order. */
     public List<Integer> slots() {
         return slots;
+    }
+
+    /**
+     * Whether a scan for one of the group's slots reads for other slots too: the group's own, or
+     * those of the other groups sharing its windows.
+     */
+    public boolean sharesScans() {
+        return windows.shares();
     }
 
     /**
@@ -88,23 +105,39 @@ public final class ReadAheadGroup {
         return slot;
     }
 
-    /** Batches read ahead from a window another slot's scan had read, without a scan of their own. */
+    /**
+     * Batches read ahead from a window another slot's scan had read, without a scan of their own
+     * (of every group sharing the windows).
+     */
     public long served() {
         return windows.served();
     }
 
-    /** Scans that read a window for more than one slot of the group. */
+    /** Scans that read a window for more than one slot (of every group sharing the windows). */
     public long scanned() {
         return windows.scanned();
     }
 
-    /** Forgets every window kept (e.g. when the reader stops); what is read on scans again. */
+    /**
+     * The group stops reading: its slots leave the windows, and what was kept for them goes (with
+     * the windows, when no other group shares them). What is read on scans again.
+     */
     public void clear() {
-        windows.clear();
+        synchronized (this) {
+            if (left) {
+                return;
+            }
+            left = true;
+        }
+        if (scope == null) {
+            windows.leave(slots);
+        } else {
+            SharedScans.leave(scope, worker.queue, worker.consumer, worker.n, slots, windows);
+        }
     }
 
     @Override
     public String toString() {
-        return "ReadAheadGroup{consumer=" + worker.consumer + ", slots=" + slots + "}";
+        return "ReadAheadGroup{consumer=" + worker.consumer + ", slots=" + slots + (scope != null ? ", shared" : "") + "}";
     }
 }

@@ -5,18 +5,26 @@
 package io.pgque.client;
 
 import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.HashMap;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The windows one slot's read-ahead scan read for the other slots of a {@link ReadAheadGroup}:
- * the events of each of them between two ticks, kept until that slot reads ahead the same window.
- * The events between two ticks are fixed once the later one exists, so a window kept is never
- * wrong, only possibly of no further use: windows a slot has passed are dropped when it reads on,
- * and at most {@link #WINDOWS_KEPT} are kept per slot. Thread-safe.
+ * The windows one slot's read-ahead scan read for the other slots of one or more
+ * {@link ReadAheadGroup}s: the events of each of them between two ticks, kept until that slot reads
+ * ahead the same window. The events between two ticks are fixed once the later tick exists, so a
+ * window kept is never wrong, only possibly of no further use: windows a slot has passed are
+ * dropped when it reads on, and at most {@link #WINDOWS_KEPT} are kept per slot. The slots a scan
+ * reads for are the members': the slots of every group that joined, which may be several readers
+ * of one process ({@link SharedScans}). While one member scans a window, another that is handed
+ * the same window waits for that scan rather than scanning it too. Thread-safe.
  */
 final class SharedWindows {
 
@@ -27,26 +35,52 @@ final class SharedWindows {
     private record Window(long fromTick, long toTick, List<Message> messages) {
     }
 
-    private final List<Integer> slots;
+    /** Two ticks a scan is reading, for everyone who is handed them. */
+    private record Span(long fromTick, long toTick) {
+    }
+
     private final int slotCount;
+    /** The members' slots, each with the number of groups that joined with it. */
+    private final Map<Integer, Integer> members = new TreeMap<>();
     private final Map<Integer, ArrayDeque<Window>> kept = new HashMap<>();
+    private final Set<Span> scanning = new HashSet<>();
     private long served;
     private long scanned;
 
-    /** @param slots the group's slots, in order; {@code slotCount}: the consumer's N */
-    SharedWindows(List<Integer> slots, int slotCount) {
-        this.slots = slots;
+    /** @param slotCount the consumer's N */
+    SharedWindows(int slotCount) {
         this.slotCount = slotCount;
     }
 
-    /** A group of one slot scans for that slot alone: nothing is worth keeping. */
-    boolean shares() {
-        return slots.size() > 1 && slotCount > 1;
+    /** A group's slots read through these windows from now on. */
+    synchronized void join(Collection<Integer> slots) {
+        for (Integer slot : slots) {
+            members.merge(slot, 1, Integer::sum);
+        }
     }
 
-    /** The group's slots other than {@code slot}: those a scan for {@code slot} also reads. */
-    Integer[] othersThan(int slot) {
-        return slots.stream().filter(k -> k != slot).toArray(Integer[]::new);
+    /**
+     * A group's slots no longer read through these windows; what was kept for a slot no member
+     * holds any more goes. True when no member is left.
+     */
+    synchronized boolean leave(Collection<Integer> slots) {
+        for (Integer slot : slots) {
+            if (members.merge(slot, -1, Integer::sum) <= 0) {
+                members.remove(slot);
+                kept.remove(slot);
+            }
+        }
+        return members.isEmpty();
+    }
+
+    /** A scan for one slot alone keeps nothing worth keeping. */
+    synchronized boolean shares() {
+        return members.size() > 1 && slotCount > 1;
+    }
+
+    /** The members' slots other than {@code slot}: those a scan for {@code slot} also reads. */
+    synchronized Integer[] othersThan(int slot) {
+        return members.keySet().stream().filter(k -> k != slot).toArray(Integer[]::new);
     }
 
     /**
@@ -75,16 +109,52 @@ final class SharedWindows {
         return Optional.of(found);
     }
 
-    /** Keeps what a scan read for the other slots of the group, between the two ticks. */
+    /**
+     * Claims the scan of the window between the two ticks: true when nobody else is scanning it
+     * (call {@link #scanned} after, whatever came of it); false when a member is, and the caller
+     * should {@link #awaitScan} and take.
+     */
+    synchronized boolean startScan(long fromTick, long toTick) {
+        return scanning.add(new Span(fromTick, toTick));
+    }
+
+    /** The scan claimed with {@link #startScan} is over (kept or not). */
+    synchronized void scanned(long fromTick, long toTick) {
+        scanning.remove(new Span(fromTick, toTick));
+        notifyAll();
+    }
+
+    /**
+     * Waits, at most {@code timeout} ms, while a member scans the window between the two ticks.
+     *
+     * @return false when the scan still runs after that
+     */
+    synchronized boolean awaitScan(long fromTick, long toTick, long timeout) throws InterruptedException {
+        Span span = new Span(fromTick, toTick);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+        while (scanning.contains(span)) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                return false;
+            }
+            wait(left);
+        }
+        return true;
+    }
+
+    /** Keeps what a scan read for the other slots, between the two ticks (slots no member holds are dropped). */
     synchronized void keep(long fromTick, long toTick, Map<Integer, List<Message>> bySlot) {
         scanned++;
-        for (Integer slot : bySlot.keySet()) {
-            ArrayDeque<Window> windows = kept.computeIfAbsent(slot, k -> new ArrayDeque<>());
+        for (Map.Entry<Integer, List<Message>> e : bySlot.entrySet()) {
+            if (!members.containsKey(e.getKey())) {
+                continue;
+            }
+            ArrayDeque<Window> windows = kept.computeIfAbsent(e.getKey(), k -> new ArrayDeque<>());
             windows.removeIf(w -> w.fromTick() == fromTick);
             while (windows.size() >= WINDOWS_KEPT) {
                 windows.removeFirst();
             }
-            windows.addLast(new Window(fromTick, toTick, bySlot.get(slot)));
+            windows.addLast(new Window(fromTick, toTick, e.getValue()));
         }
     }
 
@@ -94,9 +164,5 @@ final class SharedWindows {
 
     synchronized long scanned() {
         return scanned;
-    }
-
-    synchronized void clear() {
-        kept.clear();
     }
 }

@@ -282,6 +282,99 @@ class ReadAheadGroupIT {
         assertEquals(payloads(shared).subList(0, 10), payloads(alone));
     }
 
+    /**
+     * Two groups of one scope (two workers of one process, as two tasks of a connector in one
+     * Connect worker) share their scans: one group's scan of a window reads for the other's slots
+     * too, and the other, handed the same window while that scan runs, waits for it rather than
+     * scanning too. The scan is held on a lock of the event table until the second group waits.
+     */
+    @Test
+    void groupsOfOneScopeShareTheirScansAndWaitForOneAnother() throws Exception {
+        String q = "q_group_scope";
+        admin.queues().create(q);
+        SlotConsumer a = reader.slotConsumer(q, "g", N, "task-a");
+        SlotConsumer b = reader.slotConsumer(q, "g", N, "task-b");
+        admin.slotConsumer(q, "g", N, "setup").subscribe();
+        sendKeyed(q, "first", 200);
+        tick(admin, q);
+        for (int slot : ALL) {
+            (slot < 2 ? a : b).slot(slot).claim(TTL).orElseThrow();
+        }
+        ReadAheadGroup groupA = a.readAheadGroup(List.of(0, 1), "db");
+        ReadAheadGroup groupB = b.readAheadGroup(List.of(2, 3), "db");
+        ReadAheadGroup elsewhere = b.readAheadGroup(List.of(2, 3), "another db");
+        Map<Integer, ReadAhead> read = new java.util.concurrent.ConcurrentHashMap<>();
+        try (java.sql.Connection lock = db.superuser().getConnection()) {
+            lock.setAutoCommit(false);
+            try (java.sql.Statement st = lock.createStatement()) {
+                java.sql.ResultSet rs = st.executeQuery("select queue_data_pfx from pgque.queue where queue_name = '" + q + "'");
+                rs.next();
+                st.execute("lock table " + rs.getString(1) + " in access exclusive mode");
+            }
+            Thread scanning = new Thread(() -> read.put(0, groupA.readFirstPage(0, 1_000).orElseThrow()));
+            scanning.start();
+            awaitUntil("the first group's scan waits on the lock", () -> waitingOnALock() == 1);
+            Thread waiting = new Thread(() -> read.put(2, groupB.readFirstPage(2, 1_000).orElseThrow()));
+            waiting.start();
+            awaitUntil("the second group waits for the first one's scan", () -> java.util.Arrays.stream(
+                    waiting.getStackTrace()).anyMatch(f -> f.getMethodName().equals("awaitScan")));
+            assertEquals(1, waitingOnALock(), "the second group does not scan");
+            lock.rollback();
+            scanning.join(30_000);
+            waiting.join(30_000);
+        }
+        read.put(1, groupA.readFirstPage(1, 1_000).orElseThrow());
+        read.put(3, groupB.readFirstPage(3, 1_000).orElseThrow());
+        assertEquals(1, groupA.scanned(), "one scan for the four slots of both groups");
+        assertEquals(3, groupB.served());
+        int total = 0;
+        for (int slot : ALL) {
+            assertEquals(slot != 0, read.get(slot).shared(), "slot " + slot);
+            for (Message m : read.get(slot).batch().first().messages()) {
+                assertEquals(slot, a.slotOf(m.partitionKey()));
+            }
+            total += read.get(slot).batch().first().messages().size();
+        }
+        assertEquals(200, total);
+
+        ReadAhead apart = elsewhere.readFirstPage(3, 1_000).orElseThrow();
+        assertFalse(apart.shared(), "a group of another scope scans for itself");
+        assertEquals(payloads(read.get(3)), payloads(apart));
+        assertEquals(1, elsewhere.scanned());
+        assertEquals(1, groupA.scanned(), "and leaves the scope's windows alone");
+
+        groupA.clear();
+        groupB.clear();
+        groupB.clear();
+        ReadAheadGroup again = a.readAheadGroup(List.of(0, 1), "db");
+        assertEquals(0, again.scanned(), "the last group to leave dropped the scope's windows");
+        again.clear();
+        elsewhere.clear();
+    }
+
+    private static long waitingOnALock() throws java.sql.SQLException {
+        try (java.sql.Connection c = db.superuser().getConnection(); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("select count(*) from pg_stat_activity "
+                     + "where wait_event_type = 'Lock' and datname = current_database()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void awaitUntil(String what, Condition condition) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 20 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     void slotsOutsideTheGroupOrTheConsumerAreRefused() {
         SlotConsumer w = reader.slotConsumer("q_group_refused", "g", N, "w");

@@ -117,10 +117,15 @@ public final class OrderedMode implements TaskMode {
         return new PolledSlotSet(consumer, stream, monitor);
     }
 
-    /** One spare cursor connection per slot of the consumer for batches read ahead, as the pool is sized. */
+    /**
+     * One spare cursor connection per slot of the consumer for batches read ahead, as the pool is
+     * sized; the scans serve the slots of the connector's other tasks in this worker too (their
+     * database is the one the URL names).
+     */
     private static ReadAheadSettings readAhead(SourceConfig config) {
         return config.batchReadAhead()
-                ? new ReadAheadSettings(config.slots(), ReadAheadSettings.PAGE_CHUNKS, config.batchSendAhead())
+                ? new ReadAheadSettings(config.slots(), ReadAheadSettings.PAGE_CHUNKS, config.batchSendAhead(),
+                        config.connection().url())
                 : ReadAheadSettings.OFF;
     }
 

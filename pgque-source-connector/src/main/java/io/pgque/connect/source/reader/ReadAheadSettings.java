@@ -14,8 +14,12 @@ package io.pgque.connect.source.reader;
  * @param sendAhead    whether the first chunk of a batch read ahead in one query may go to Kafka while
  *                     the slot's current batch, all of it taken, waits for its last acknowledgements
  *                     (only without Kafka transactions)
+ * @param shareScope   where the stream's scans serve the slots of the other streams of this process
+ *                     reading the same consumer ({@code SlotConsumer.readAheadGroup(slots, scope)}: a
+ *                     task's, the other tasks of its connector in the same worker); null: the
+ *                     stream's own slots only
  */
-public record ReadAheadSettings(int spareCursors, int pageChunks, boolean sendAhead) {
+public record ReadAheadSettings(int spareCursors, int pageChunks, boolean sendAhead, String shareScope) {
 
     /**
      * Chunks a batch read ahead without a cursor may hold: the catch-up window's batches (two and
@@ -25,7 +29,12 @@ public record ReadAheadSettings(int spareCursors, int pageChunks, boolean sendAh
     public static final int PAGE_CHUNKS = 3;
 
     /** Every batch is read once it is open. */
-    public static final ReadAheadSettings OFF = new ReadAheadSettings(-1, PAGE_CHUNKS, false);
+    public static final ReadAheadSettings OFF = new ReadAheadSettings(-1, PAGE_CHUNKS, false, null);
+
+    /** Scans that serve the stream's own slots only. */
+    public ReadAheadSettings(int spareCursors, int pageChunks, boolean sendAhead) {
+        this(spareCursors, pageChunks, sendAhead, null);
+    }
 
     public ReadAheadSettings {
         if (pageChunks < 1) {

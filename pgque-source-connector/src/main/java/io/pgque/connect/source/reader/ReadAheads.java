@@ -29,7 +29,9 @@ import java.util.concurrent.Semaphore;
  * batch is never kept from its cursor by batches read ahead for other slots. A batch expected to
  * fit a few chunks ({@link #pageEvents}) is read ahead in one query, without a cursor, and holds no
  * connection; that query reads the window for all of the stream's slots at once, and the next
- * slot handed the same window is served without a scan of its own ({@link ReadAheadGroup}).
+ * slot handed the same window is served without a scan of its own ({@link ReadAheadGroup}). With
+ * a share scope, a stream of several slots reads for the slots of the other such streams of the
+ * process too (a connector's tasks in one worker): one scan of a window per worker, not per task.
  */
 public final class ReadAheads implements AutoCloseable {
 
@@ -52,7 +54,10 @@ public final class ReadAheads implements AutoCloseable {
                       ReadAheadSettings settings) {
         this.pageChunks = settings.pageChunks();
         this.consumer = consumer;
-        this.group = consumer.readAheadGroup(slots);
+        // A stream of one slot reads two batches ahead, which lets it drift from the others: it
+        // scans for itself (see after()).
+        this.group = settings.shareScope() != null && slots.size() > 1
+                ? consumer.readAheadGroup(slots, settings.shareScope()) : consumer.readAheadGroup(slots);
         this.cursors = cursors;
         this.chunkSize = chunkSize;
         this.spare = new Semaphore(Math.max(settings.spareCursors(), 0));
@@ -79,7 +84,7 @@ public final class ReadAheads implements AutoCloseable {
 
             @Override
             public Optional<ReadAhead> first() {
-                return group.slots().size() > 1 ? group.readFirstPage(slot, pageEvents()) : Optional.empty();
+                return group.sharesScans() ? group.readFirstPage(slot, pageEvents()) : Optional.empty();
             }
 
             @Override

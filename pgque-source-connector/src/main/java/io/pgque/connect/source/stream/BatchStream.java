@@ -118,14 +118,18 @@ public final class BatchStream implements TickReceiver {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (Lane lane : lanes) {
-            giveBack(lane);
-        }
-        if (aheads != null) {
-            try {
-                aheads.close();
-            } catch (Exception e) {
-                log.debug("Closing the read-ahead failed: {}", e.getMessage(), e);
+        try {
+            for (Lane lane : lanes) {
+                giveBack(lane);
+            }
+        } finally {
+            // Also after a failed give-back: the read-ahead may hold windows shared with other tasks.
+            if (aheads != null) {
+                try {
+                    aheads.close();
+                } catch (Exception e) {
+                    log.debug("Closing the read-ahead failed: {}", e.getMessage(), e);
+                }
             }
         }
     }
