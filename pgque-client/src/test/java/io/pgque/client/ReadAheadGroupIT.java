@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgque.testsupport.Await;
 import io.pgque.testing.EmbeddedPg;
 import java.time.Duration;
 import java.util.HashMap;
@@ -313,11 +314,12 @@ class ReadAheadGroupIT {
             }
             Thread scanning = new Thread(() -> read.put(0, groupA.readFirstPage(0, 1_000).orElseThrow()));
             scanning.start();
-            awaitUntil("the first group's scan waits on the lock", () -> waitingOnALock() == 1);
+            Await.until("the first group's scan to wait on the lock", Duration.ofSeconds(20), () -> waitingOnALock() == 1);
             Thread waiting = new Thread(() -> read.put(2, groupB.readFirstPage(2, 1_000).orElseThrow()));
             waiting.start();
-            awaitUntil("the second group waits for the first one's scan", () -> java.util.Arrays.stream(
-                    waiting.getStackTrace()).anyMatch(f -> f.getMethodName().equals("awaitScan")));
+            Await.until("the second group to wait for the first one's scan", Duration.ofSeconds(20),
+                    () -> java.util.Arrays.stream(waiting.getStackTrace())
+                            .anyMatch(f -> f.getMethodName().equals("awaitScan")));
             assertEquals(1, waitingOnALock(), "the second group does not scan");
             lock.rollback();
             scanning.join(30_000);
@@ -352,26 +354,14 @@ class ReadAheadGroupIT {
         elsewhere.clear();
     }
 
-    private static long waitingOnALock() throws java.sql.SQLException {
+    private static long waitingOnALock() {
         try (java.sql.Connection c = db.superuser().getConnection(); java.sql.Statement st = c.createStatement();
              java.sql.ResultSet rs = st.executeQuery("select count(*) from pg_stat_activity "
                      + "where wait_event_type = 'Lock' and datname = current_database()")) {
             rs.next();
             return rs.getLong(1);
-        }
-    }
-
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitUntil(String what, Condition condition) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.holds()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 20 s: " + what);
-            }
-            Thread.sleep(20);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 
