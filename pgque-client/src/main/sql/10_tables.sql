@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS pgque.config (
     installed_at   timestamptz NOT NULL DEFAULT now()
 );
 INSERT INTO pgque.config DEFAULT VALUES ON CONFLICT DO NOTHING;
--- How long one run of ticker_loop() (85_lifecycle.sql) keeps ticking, in ms. start() sets it to
+-- How long one run of ticker_loop() (82_scheduling.sql) keeps ticking, in ms. start() sets it to
 -- the period of the ticker job (1 s where pg_cron can schedule seconds, 1 min where it cannot);
 -- stop() sets it back, so a running loop ends within a second instead of finishing its minute.
 ALTER TABLE pgque.config ADD COLUMN IF NOT EXISTS ticker_loop_ms int NOT NULL DEFAULT 1000
@@ -97,7 +97,8 @@ CREATE SEQUENCE IF NOT EXISTS pgque.batch_id_seq;
 
 -- sub_role: 'normal' for a consumer of the core; a mode gives its rows another role
 -- (52_coop.sql: a cooperative group's cursor 'coop_main' and its members 'coop_member'). The core's
--- plain calls handle only 'normal' rows themselves and ask the hooks in 50_batch.sql about the rest.
+-- plain calls handle only 'normal' rows themselves and ask the hooks in 45_subscription.sql and
+-- 50_batch.sql about the rest.
 CREATE TABLE IF NOT EXISTS pgque.subscription (
     sub_id        serial NOT NULL,
     sub_queue     int4 NOT NULL REFERENCES pgque.queue (queue_id),

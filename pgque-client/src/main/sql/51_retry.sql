@@ -6,8 +6,9 @@
 -- Failure paths: retry later, or dead letter once an event has been retried max_retries times.
 -- Reader role (the retry mover: ticker role; replaying dead letters: reader and admin).
 --
--- Layer: core (README.md). Calls 20_queue.sql, 30_insert.sql and 50_batch.sql; the modes' nacks
--- and dead letters (52_coop.sql to 59_partition_read_ahead.sql) go through these functions.
+-- Layer: core (README.md). Calls 20_queue.sql, 30_insert.sql and 45_subscription.sql to
+-- 50_batch.sql; the modes' nacks and dead letters (52_coop.sql to 59_partition_read_ahead.sql) go
+-- through these functions.
 
 -- Hook, filled by 52_coop.sql: the consumer that the dead letters of subscription i_sub (whose
 -- sub_role is not 'normal') belong to. The core's: its own consumer.

@@ -7,7 +7,7 @@
 -- workers, each tick window to exactly one of them. Reader role.
 --
 -- Layer: mode (README.md). Calls the core (20_queue.sql to 51_retry.sql) and fills its hooks
--- hook_refuse_plain, hook_unregister, hook_closed_cursor (50_batch.sql) and
+-- hook_refuse_plain, hook_unregister (45_subscription.sql), hook_closed_cursor (50_batch.sql) and
 -- hook_dead_letter_consumer (51_retry.sql).
 --
 -- No table of its own: its state is the role of a subscription row (sub_role, 10_tables.sql).
@@ -17,7 +17,7 @@
 -- open. Lock order everywhere: main, then the calling member, then a victim member (taken with
 -- SKIP LOCKED, so never waited for).
 
--- Fills hook_refuse_plain (50_batch.sql): a main opens no batch of its own, a member none through
+-- Fills hook_refuse_plain (45_subscription.sql): a main opens no batch of its own, a member none through
 -- the plain API, and a member has no cursor to reposition (its main has).
 CREATE OR REPLACE FUNCTION pgque.hook_refuse_plain(i_sub pgque.subscription, i_queue text, i_consumer text,
     i_call text)
@@ -46,7 +46,7 @@ BEGIN
 END
 $$;
 
--- Fills hook_unregister (50_batch.sql): a member leaves through unregister_subconsumer (its main
+-- Fills hook_unregister (45_subscription.sql): a member leaves through unregister_subconsumer (its main
 -- locked first); a main goes as a plain row once its last member has left, checked here with
 -- the main locked, so no member can register before the core removes it.
 CREATE OR REPLACE FUNCTION pgque.hook_unregister(i_sub pgque.subscription, i_queue text, i_consumer text)

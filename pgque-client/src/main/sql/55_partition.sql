@@ -14,7 +14,7 @@
 -- 59_partition_read_ahead.sql, each calling only the core (20_queue.sql to 51_retry.sql) and the
 -- partition files before it. 60_resize.sql builds on all five. Fills the core's hooks
 -- hook_batch_end_cap (50_batch.sql) and hook_retry_held_owners (51_retry.sql). The hash of a
--- partition key, pgque.slot_of(), is the core's (50_batch.sql): the core reads a window one hash
+-- partition key, pgque.slot_of(), is the core's (47_window.sql): the core reads a window one hash
 -- class at a time.
 
 -- One row per partitioned consumer: its pinned N and its slot-set state, which a resize

@@ -177,7 +177,7 @@ BEGIN
     -- 40_ticker.sql
     pgque.tick_insert(int4),
     pgque.tick_lock(int4),
-    -- 50_batch.sql
+    -- 45_subscription.sql, 50_batch.sql
     pgque.hook_refuse_plain(pgque.subscription, text, text, text),
     pgque.hook_unregister(pgque.subscription, text, text),
     pgque.hook_closed_cursor(text, bigint, bigint),
@@ -235,7 +235,7 @@ BEGIN
     pgque.resize_blockers(int4, text),
     pgque.resize_lock(pgque.queue, text),
     pgque.resize_lock_draining(pgque.queue, text),
-    -- 65_idem.sql, 75_sink_offsets.sql, 85_lifecycle.sql
+    -- 65_idem.sql, 75_sink_offsets.sql, 82_scheduling.sql
     pgque.idem_prepare(text, interval),
     pgque.sink_check_call(text, text[], int4[], int[], bigint[], boolean),
     pgque.sink_check_owner(text, boolean),

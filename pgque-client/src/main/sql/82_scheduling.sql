@@ -1,0 +1,240 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
+-- Running the engine from inside the database: pg_cron or pg_timetable jobs for the ticker and
+-- maintenance, and the sub-second ticker loop those jobs call. Admin only unless noted in
+-- 90_grants.sql.
+--
+-- Layer: on top (README.md). Calls any earlier file.
+
+CREATE OR REPLACE FUNCTION pgque.set_tick_period_ms(p_period_ms integer)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF p_period_ms IS NULL OR p_period_ms < 1 OR p_period_ms > 1000 OR 1000 % p_period_ms <> 0 THEN
+        RAISE EXCEPTION 'tick_period_ms must be an exact divisor of 1000 between 1 and 1000 (got %)', p_period_ms
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = 'For example 1000, 500, 250, 200, 100, 50 or 10.';
+    END IF;
+    UPDATE pgque.config SET tick_period_ms = p_period_ms;
+    RETURN p_period_ms;
+END
+$$;
+
+-- Calls ticker() every tick_period_ms for one loop window, committing after each call, so each
+-- tick is its own transaction and the snapshot is held only briefly. Run by the pg_cron ticker
+-- job (or any scheduler) once per window. A procedure with the caller's rights and no SET
+-- clause: PostgreSQL allows COMMIT only there. The settings are read afresh every round, so
+-- set_tick_period_ms() and stop() take effect within one period.
+CREATE OR REPLACE PROCEDURE pgque.ticker_loop()
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_start timestamptz := pg_catalog.clock_timestamp();
+    v_period int;
+    v_window int;
+    v_elapsed float8;
+    v_next float8;
+BEGIN
+    LOOP
+        PERFORM pgque.ticker();
+        COMMIT;
+        SELECT c.tick_period_ms, c.ticker_loop_ms INTO v_period, v_window FROM pgque.config c;
+        v_elapsed := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v_start) * 1000;
+        v_next := (pg_catalog.floor(v_elapsed / v_period) + 1) * v_period;
+        EXIT WHEN v_next >= v_window;
+        PERFORM pg_catalog.pg_sleep((v_next - v_elapsed) / 1000.0);
+        COMMIT;
+    END LOOP;
+END
+$$;
+
+-- Internal: the pg_cron jobs start() manages, with their commands and their periods where
+-- pg_cron can schedule in seconds (1.5 and newer) and where it cannot.
+CREATE OR REPLACE FUNCTION pgque.cron_jobs()
+RETURNS TABLE (jobname text, command text, every_seconds text, every_minute text)
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    VALUES ('pgque_ticker',       'CALL pgque.ticker_loop()',                      '1 seconds',  '* * * * *'),
+           ('pgque_retry',        'SELECT pgque.maint_retry_events()',             '30 seconds', '* * * * *'),
+           ('pgque_maint',        'SELECT pgque.maint()',                          '30 seconds', '* * * * *'),
+           ('pgque_rotate_step2', 'SELECT pgque.maint_rotate_tables_step2()',      '10 seconds', '* * * * *')
+$$;
+
+-- Internal: the installed pg_cron version, or NULL when pg_cron is not installed in this database.
+CREATE OR REPLACE FUNCTION pgque.cron_version()
+RETURNS text
+LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'
+$$;
+
+-- Schedules the ticker loop, retries and maintenance with pg_cron. Idempotent: a second call
+-- updates the jobs. The jobs run as the engine's owner (this function runs with its rights).
+CREATE OR REPLACE FUNCTION pgque.start()
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_version text := pgque.cron_version();
+    v_cron_db text := current_setting('cron.database_name', true);
+    v_seconds boolean;
+    v_ids bigint[] := '{}';
+    j record;
+BEGIN
+    IF v_version IS NULL THEN
+        RAISE EXCEPTION 'pg_cron extension is not installed. PgQue itself works without pg_cron, but pgque.start() schedules cron jobs. Install pg_cron first, or run pgque.ticker() and pgque.maint() manually.'
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
+                  DETAIL = CASE WHEN v_cron_db IS NOT NULL AND v_cron_db <> current_database()
+                                THEN format('pg_cron is loaded but keeps its jobs in database %s (cron.database_name).', v_cron_db)
+                                WHEN v_cron_db IS NOT NULL
+                                THEN 'pg_cron is loaded and keeps its jobs in this database, but CREATE EXTENSION pg_cron has not been run here.'
+                                ELSE 'pg_cron is not loaded by this server.' END,
+                  HINT = 'Add pg_cron to shared_preload_libraries, set cron.database_name to this database and run '
+                         'CREATE EXTENSION pg_cron; or call pgque.ticker(), pgque.maint_retry_events(), pgque.maint() '
+                         'and pgque.maint_rotate_tables_step2() from another scheduler (the source connector''s ticker '
+                         'duty does).';
+    END IF;
+    v_seconds := pgque.version_at_least(v_version, '1.5');
+    BEGIN
+        FOR j IN SELECT * FROM pgque.cron_jobs() LOOP
+            v_ids := v_ids || cron.schedule(j.jobname, CASE WHEN v_seconds THEN j.every_seconds ELSE j.every_minute END,
+                                            j.command);
+        END LOOP;
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE EXCEPTION 'pgque.start(): the engine''s owner % may not schedule pg_cron jobs: %', current_user, SQLERRM
+            USING ERRCODE = '42501', HINT = format('As a superuser: GRANT USAGE ON SCHEMA cron TO %I;', current_user);
+    END;
+    UPDATE pgque.config SET ticker_loop_ms = CASE WHEN v_seconds THEN 1000 ELSE 60000 END,
+                            scheduler = 'pg_cron', scheduler_job_ids = v_ids;
+END
+$$;
+
+-- Removes the jobs start() scheduled. Safe to call when pg_cron is absent or nothing is
+-- scheduled.
+CREATE OR REPLACE FUNCTION pgque.stop()
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    UPDATE pgque.config SET ticker_loop_ms = 1000;
+    UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL WHERE scheduler = 'pg_cron';
+    IF pgque.cron_version() IS NULL THEN
+        RETURN;
+    END IF;
+    PERFORM cron.unschedule(c.jobid)
+       FROM cron.job c
+      WHERE c.jobname IN (SELECT jobname FROM pgque.cron_jobs()) AND c.username = current_user;
+END
+$$;
+
+-- Internal: the pg_timetable jobs start_timetable() manages: the pg_cron jobs, at their periods
+-- in seconds, in pg_timetable's interval syntax.
+CREATE OR REPLACE FUNCTION pgque.timetable_jobs()
+RETURNS TABLE (job_name text, job_schedule text, job_command text)
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT j.jobname, '@every ' || j.every_seconds, j.command FROM pgque.cron_jobs() j
+$$;
+
+-- Internal: the statements start_timetable() runs to schedule those jobs, and stop_timetable()
+-- to remove them (every value a literal, nothing taken from a table).
+CREATE OR REPLACE FUNCTION pgque.timetable_schedule_sql()
+RETURNS TABLE (job_name text, schedule_sql text, unschedule_sql text)
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT j.job_name,
+           format('SELECT timetable.add_job(job_name => %L, job_schedule => %L, job_command => %L, job_kind => %L)',
+                  j.job_name, j.job_schedule, j.job_command, 'SQL'),
+           format('SELECT timetable.delete_job(%L)', j.job_name)
+      FROM pgque.timetable_jobs() j
+$$;
+
+-- Internal: refuses unless pg_timetable's schema and API are installed here and trustworthy: the
+-- jobs run whatever timetable.add_job() and delete_job() do with the engine owner's rights, so
+-- the schema must be owned by a superuser or the engine's owner, and those functions by the
+-- schema's owner. i_api names the functions the caller needs, for the message.
+CREATE OR REPLACE FUNCTION pgque.timetable_check(i_caller text, i_api text)
+RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_timetable_owner oid;
+BEGIN
+    SELECT nspowner INTO v_timetable_owner FROM pg_namespace WHERE nspname = 'timetable';
+    IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable')
+                                   AND proname = 'add_job')
+                 OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable')
+                                   AND proname = 'delete_job') THEN
+        RAISE EXCEPTION 'pg_timetable schema/API is not installed. pgque.%() schedules the ticker with pg_timetable; install pg_timetable in this database first, or use pgque.start() (pg_cron), or run pgque.ticker() and pgque.maint() manually.',
+            i_caller USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE oid = v_timetable_owner)
+       AND v_timetable_owner <> (SELECT nspowner FROM pg_namespace WHERE nspname = 'pgque') THEN
+        RAISE EXCEPTION 'untrusted pg_timetable schema owner: %', v_timetable_owner::regrole USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501',
+            DETAIL = 'Schema timetable must be owned by a superuser or by the owner of schema pgque.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable') AND proname IN ('add_job', 'delete_job')
+                  AND proowner <> v_timetable_owner) THEN
+        RAISE EXCEPTION 'untrusted pg_timetable API owner: % must be owned by timetable schema owner', i_api
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501';
+    END IF;
+END
+$$;
+
+-- Schedules the ticker loop, retries and maintenance with pg_timetable instead of pg_cron.
+-- Idempotent: a second call replaces the jobs. i_tick_period_ms, when given, is set as with
+-- set_tick_period_ms(). The jobs run as the engine's owner.
+CREATE OR REPLACE FUNCTION pgque.start_timetable(i_tick_period_ms integer DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_ids bigint[] := '{}';
+    v_id bigint;
+    j record;
+BEGIN
+    IF i_tick_period_ms IS NOT NULL
+       AND (i_tick_period_ms < 1 OR i_tick_period_ms > 1000 OR 1000 % i_tick_period_ms <> 0) THEN
+        RAISE EXCEPTION 'ticks_per_second must be an exact divisor of 1000 between 1 and 1000 (got %)', i_tick_period_ms
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = 'The tick period in ms, for example 1000, 500, 250, 200, 100, 50 or 10.';
+    END IF;
+    PERFORM pgque.timetable_check('start_timetable', 'add_job/delete_job');
+    FOR j IN SELECT * FROM pgque.timetable_schedule_sql() LOOP
+        EXECUTE j.unschedule_sql;
+        EXECUTE j.schedule_sql INTO v_id;
+        v_ids := v_ids || v_id;
+    END LOOP;
+    UPDATE pgque.config SET tick_period_ms = coalesce(i_tick_period_ms, tick_period_ms), ticker_loop_ms = 1000,
+                            scheduler = 'pg_timetable', scheduler_job_ids = v_ids;
+END
+$$;
+
+-- Removes the jobs start_timetable() scheduled.
+CREATE OR REPLACE FUNCTION pgque.stop_timetable()
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.timetable_check('stop_timetable', 'delete_job');
+    PERFORM pgque.timetable_stop_jobs();
+END
+$$;
+
+-- Internal: stop_timetable() without its checks; nothing when pg_timetable is absent (uninstall).
+CREATE OR REPLACE FUNCTION pgque.timetable_stop_jobs()
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    j record;
+BEGIN
+    UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL, ticker_loop_ms = 1000
+     WHERE scheduler = 'pg_timetable';
+    IF to_regnamespace('timetable') IS NULL
+       OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable') AND proname = 'delete_job') THEN
+        RETURN;
+    END IF;
+    FOR j IN SELECT * FROM pgque.timetable_schedule_sql() LOOP
+        EXECUTE j.unschedule_sql;
+    END LOOP;
+END
+$$;
+
+-- Internal: a dotted version (1.4-1, 1.6.2) compared with a minimum.
+CREATE OR REPLACE FUNCTION pgque.version_at_least(i_version text, i_minimum text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT string_to_array(substring(i_version FROM '^[0-9]+(?:\.[0-9]+)*'), '.')::int[]
+           >= string_to_array(i_minimum, '.')::int[]
+$$;

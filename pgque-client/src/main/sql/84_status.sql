@@ -1,0 +1,149 @@
+--
+-- Copyright 2026 the pgque-kafka-connect authors
+-- SPDX-License-Identifier: Apache-2.0
+--
+
+-- Health: per-consumer figures and the roll-up status() that says what runs the engine and what
+-- is stale. Admin only unless noted in 90_grants.sql.
+--
+-- Layer: on top (README.md). Calls any earlier file (82_scheduling.sql for the jobs).
+
+-- Consumer monitoring: get_consumer_info plus what is waiting in retries and dead letters. Its
+-- pending_events leave out the ids a forced tick drew (get_consumer_info's, PgQ's, count them).
+CREATE OR REPLACE FUNCTION pgque.consumer_stats()
+RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_seen interval, last_tick bigint,
+               current_batch bigint, pending_events bigint, retry_events bigint, dead_letters bigint)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT i.queue_name, i.consumer_name, i.lag, i.last_seen, i.last_tick, i.current_batch,
+           greatest(i.pending_events
+                    - coalesce((SELECT lt.tick_forced_ids - ct.tick_forced_ids
+                                  FROM pgque.queue q
+                                  JOIN pgque.tick ct ON ct.tick_queue = q.queue_id AND ct.tick_id = i.last_tick
+                                  CROSS JOIN LATERAL (SELECT t.tick_forced_ids FROM pgque.tick t WHERE t.tick_queue = q.queue_id
+                                                       ORDER BY t.tick_id DESC LIMIT 1) lt
+                                 WHERE q.queue_name = i.queue_name), 0), 0),
+           (SELECT count(*) FROM pgque.retry_queue r
+              JOIN pgque.subscription s ON s.sub_id = r.ev_owner
+              JOIN pgque.queue q ON q.queue_id = s.sub_queue
+              JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+             WHERE q.queue_name = i.queue_name AND c.co_name = i.consumer_name),
+           (SELECT count(*) FROM pgque.dead_letter d
+              JOIN pgque.queue q ON q.queue_id = d.dl_queue_id
+              JOIN pgque.consumer c ON c.co_id = d.dl_consumer_id
+             WHERE q.queue_name = i.queue_name AND c.co_name = i.consumer_name)
+      FROM pgque.get_consumer_info() i
+$$;
+
+-- A health roll-up, one row per component. First PgQue's rows, which scripts parse by component
+-- name: postgresql, pgque, scheduler, ticker, maintenance, pg_cron and pg_timetable (when absent),
+-- queues and consumers. Then this engine's own: each pg_cron job, 'ticking' (are the queues
+-- ticked here fresh), every queue and every consumer. A queue is 'stale' when its last tick is
+-- older than twice its idle period (an idle queue is ticked at least once per idle period).
+CREATE OR REPLACE FUNCTION pgque.status()
+RETURNS TABLE (component text, status text, detail text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_cron text := pgque.cron_version();
+    v_timetable boolean := to_regnamespace('timetable') IS NOT NULL;
+    v_config pgque.config;
+    v_scheduler text;
+    v_jobs int := 0;
+    j record;
+BEGIN
+    SELECT * INTO v_config FROM pgque.config;
+    IF v_cron IS NOT NULL THEN
+        SELECT count(*) INTO v_jobs FROM cron.job c
+         WHERE c.jobname = 'pgque_ticker' AND c.username = current_user AND c.active;
+    END IF;
+    v_scheduler := CASE WHEN v_jobs > 0 THEN 'pg_cron'
+                        WHEN v_config.scheduler = 'pg_timetable' AND v_timetable THEN 'pg_timetable'
+                        ELSE 'manual' END;
+
+    component := 'postgresql'; status := 'info'; detail := pg_catalog.version(); RETURN NEXT;
+    component := 'pgque'; status := 'info'; detail := pgque.version(); RETURN NEXT;
+    component := 'scheduler';
+    status := v_scheduler;
+    detail := CASE v_scheduler
+                  WHEN 'manual' THEN format('no scheduler jobs; call pgque.ticker() and pgque.maint() from outside (a connector''s ticker duty does), tick_period_ms=%s',
+                                            v_config.tick_period_ms)
+                  ELSE format('job ids %s, tick_period_ms=%s', coalesce(array_to_string(v_config.scheduler_job_ids, ','), 'unknown'),
+                              v_config.tick_period_ms) END;
+    RETURN NEXT;
+    component := 'ticker';
+    status := CASE WHEN v_scheduler = 'manual' THEN 'stopped' ELSE 'scheduled' END;
+    detail := CASE WHEN v_scheduler = 'manual' THEN 'no pgque_ticker job; ticks come from outside, if at all'
+                   ELSE format('pgque_ticker via %s: CALL pgque.ticker_loop() every second, a tick check every %s ms',
+                               v_scheduler, v_config.tick_period_ms) END;
+    RETURN NEXT;
+    component := 'maintenance';
+    status := CASE WHEN v_scheduler = 'manual' THEN 'stopped' ELSE 'scheduled' END;
+    detail := CASE WHEN v_scheduler = 'manual' THEN 'no maintenance jobs; call pgque.maint(), pgque.maint_retry_events() and pgque.maint_rotate_tables_step2() from outside'
+                   ELSE format('pgque_retry, pgque_maint and pgque_rotate_step2 via %s', v_scheduler) END;
+    RETURN NEXT;
+    IF v_cron IS NULL THEN
+        component := 'pg_cron'; status := 'unavailable';
+        detail := 'pg_cron is not installed in this database; install it and call pgque.start(), or tick from outside';
+        RETURN NEXT;
+    END IF;
+    IF NOT v_timetable THEN
+        component := 'pg_timetable'; status := 'unavailable';
+        detail := 'schema timetable is not installed; install pg_timetable and call pgque.start_timetable(), or tick from outside';
+        RETURN NEXT;
+    END IF;
+    component := 'queues'; status := 'info'; detail := (SELECT count(*) FROM pgque.queue)::text; RETURN NEXT;
+    component := 'consumers'; status := 'info'; detail := (SELECT count(*) FROM pgque.subscription)::text; RETURN NEXT;
+
+    IF v_cron IS NOT NULL THEN
+        FOR j IN SELECT cj.jobname, c.schedule, c.command, c.active,
+                        (SELECT d.status || ' at ' || d.start_time::text || coalesce(': ' || nullif(d.return_message, ''), '')
+                           FROM cron.job_run_details d WHERE d.jobid = c.jobid
+                          ORDER BY d.runid DESC LIMIT 1) AS last_run
+                   FROM pgque.cron_jobs() cj
+                   LEFT JOIN cron.job c ON c.jobname = cj.jobname AND c.username = current_user
+                  ORDER BY cj.jobname LOOP
+            component := 'job ' || j.jobname;
+            status := CASE WHEN j.schedule IS NULL THEN 'not scheduled' WHEN j.active THEN 'active' ELSE 'inactive' END;
+            detail := CASE WHEN j.schedule IS NULL THEN NULL
+                           ELSE format('%s: %s; last run: %s', j.schedule, j.command, coalesce(j.last_run, 'none yet')) END;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+
+    RETURN QUERY
+    WITH queues AS (
+        SELECT i.*, q.queue_ticker_idle_period AS idle,
+               (SELECT count(*) FROM pgque.subscription s WHERE s.sub_queue = q.queue_id) AS consumers,
+               tb.unticked_events,
+               CASE WHEN i.queue_ticker_paused THEN 'paused'
+                    WHEN i.queue_external_ticker THEN 'external ticker'
+                    WHEN i.ticker_lag IS NULL OR i.ticker_lag > 2 * q.queue_ticker_idle_period THEN 'stale'
+                    ELSE 'ok' END AS state
+          FROM pgque.get_queue_info() i JOIN pgque.queue q ON q.queue_name = i.queue_name
+          CROSS JOIN LATERAL pgque.tick_backlog(q.queue_id) tb
+    )
+    SELECT 'ticking',
+           CASE WHEN NOT EXISTS (SELECT 1 FROM queues WHERE state IN ('ok', 'stale')) THEN 'no queues'
+                WHEN EXISTS (SELECT 1 FROM queues WHERE state = 'stale') THEN 'stale'
+                ELSE 'ok' END,
+           (SELECT format('%s queue(s) ticked here; oldest last tick %s ago (queue %s)', count(*),
+                          date_trunc('second', max(ticker_lag)),
+                          (array_agg(queue_name ORDER BY ticker_lag DESC NULLS FIRST))[1])
+              FROM queues WHERE state IN ('ok', 'stale'))
+    UNION ALL
+    (SELECT 'queue ' || queue_name, state,
+            format('last tick %s ago, %s new event(s), %s consumer(s)',
+                   date_trunc('second', ticker_lag), unticked_events, consumers)
+       FROM queues ORDER BY queue_name);
+
+    RETURN QUERY
+    SELECT 'consumer ' || s.queue_name || '/' || s.consumer_name,
+           CASE WHEN s.dead_letters > 0 THEN 'dead letters'
+                WHEN s.lag > 2 * q.queue_ticker_idle_period + q.queue_ticker_max_lag AND s.pending_events > 0 THEN 'behind'
+                ELSE 'ok' END,
+           format('lag %s, last seen %s ago, %s pending event(s), %s retry event(s), %s dead letter(s)',
+                  date_trunc('second', s.lag), date_trunc('second', s.last_seen), s.pending_events,
+                  s.retry_events, s.dead_letters)
+      FROM pgque.consumer_stats() s JOIN pgque.queue q ON q.queue_name = s.queue_name
+     ORDER BY s.queue_name, s.consumer_name;
+END
+$$;
