@@ -19,6 +19,12 @@
 -- and the naming rules.
 BEGIN;
 
+-- Whoever runs this script runs it as the engine's owner: every name in it resolves in
+-- pg_catalog and pgque alone (pg_temp, the session's own, last), never through the caller's
+-- search_path, where anyone who may create a schema named after the installer ("$user") or in
+-- public could put a function or operator of an exactly matching signature.
+SET LOCAL search_path = pg_catalog, pgque, pg_temp;
+
 -- The version this script installs, for the guard below and for pgque.version().
 SELECT set_config('pgque.install_version', '@ENGINE_VERSION@', true);
 SET LOCAL client_min_messages = warning;

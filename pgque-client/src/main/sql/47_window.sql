@@ -80,7 +80,7 @@ $$;
 -- (read_ahead_query hands queries with them to readers).
 CREATE OR REPLACE FUNCTION pgque.window_message_columns(i_batch_id bigint)
 RETURNS text
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
     RETURN format('e.ev_id AS msg_id, %s::bigint AS batch_id, e.ev_type AS type, e.ev_data AS payload, '
                   'e.ev_retry AS retry_count, e.ev_time AS created_at, e.ev_extra1 AS extra1, '

@@ -22,28 +22,48 @@ BEGIN
 END
 $$;
 
--- Calls ticker() every tick_period_ms for one loop window, committing after each call, so each
--- tick is its own transaction and the snapshot is held only briefly. Run by the pg_cron ticker
--- job (or any scheduler) once per window. A procedure with the caller's rights and no SET
--- clause: PostgreSQL allows COMMIT only there. The settings are read afresh every round, so
--- set_tick_period_ms() and stop() take effect within one period.
-CREATE OR REPLACE PROCEDURE pgque.ticker_loop()
-LANGUAGE plpgsql AS $$
+-- How long ticker_loop() sleeps before its next round: until the next multiple of
+-- tick_period_ms since i_start, the loop's start; NULL once that lies past the loop's window
+-- (ticker_loop_ms), when the loop ends. The settings are read afresh every round, so
+-- set_tick_period_ms() and stop() take effect within one period. The loop's arithmetic lives here
+-- because this function pins its search_path and the loop cannot.
+CREATE OR REPLACE FUNCTION pgque.ticker_loop_pause(i_start timestamptz)
+RETURNS float8
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_start timestamptz := pg_catalog.clock_timestamp();
     v_period int;
     v_window int;
     v_elapsed float8;
     v_next float8;
 BEGIN
+    SELECT c.tick_period_ms, c.ticker_loop_ms INTO v_period, v_window FROM pgque.config c;
+    v_elapsed := date_part('epoch', clock_timestamp() - i_start) * 1000;
+    v_next := (floor(v_elapsed / v_period) + 1) * v_period;
+    IF v_next >= v_window THEN
+        RETURN NULL;
+    END IF;
+    RETURN (v_next - v_elapsed) / 1000.0;
+END
+$$;
+
+-- Calls ticker() every tick_period_ms for one loop window, committing after each call, so each
+-- tick is its own transaction and the snapshot is held only briefly. Run by the pg_cron ticker
+-- job (or any scheduler) once per window, as the engine's owner. A procedure with the caller's
+-- rights and no SET clause: PostgreSQL allows COMMIT only there. So its body names nothing but
+-- schema-qualified functions and uses no operator: a name or operator it left to the caller's
+-- search_path could resolve to a planted one of an exactly matching signature, run as the owner.
+CREATE OR REPLACE PROCEDURE pgque.ticker_loop()
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_start timestamptz := pg_catalog.clock_timestamp();
+    v_pause float8;
+BEGIN
     LOOP
         PERFORM pgque.ticker();
         COMMIT;
-        SELECT c.tick_period_ms, c.ticker_loop_ms INTO v_period, v_window FROM pgque.config c;
-        v_elapsed := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v_start) * 1000;
-        v_next := (pg_catalog.floor(v_elapsed / v_period) + 1) * v_period;
-        EXIT WHEN v_next >= v_window;
-        PERFORM pg_catalog.pg_sleep((v_next - v_elapsed) / 1000.0);
+        v_pause := pgque.ticker_loop_pause(v_start);
+        EXIT WHEN v_pause IS NULL;
+        PERFORM pg_catalog.pg_sleep(v_pause);
         COMMIT;
     END LOOP;
 END
@@ -67,6 +87,40 @@ LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'
 $$;
 
+-- Internal: why the engine must not call into schema i_schema, which it does not own, with its
+-- owner's rights (pg_cron's cron, pg_timetable's timetable), or NULL when it may. 'missing' when
+-- the schema or one of i_functions is not there; 'schema owner' when a role other than a
+-- superuser or the engine's owner owns the schema; 'object owner' when a function, table or view
+-- in it belongs to another role than the schema's owner or a superuser (whoever may create in
+-- the schema could otherwise plant an overload or a view the engine would run). Every call into
+-- such a schema, and every read of its tables, asks this first.
+CREATE OR REPLACE FUNCTION pgque.scheduler_schema_doubt(i_schema text, i_functions text[])
+RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_ns oid := to_regnamespace(i_schema);
+    v_owner oid;
+BEGIN
+    IF v_ns IS NULL
+       OR EXISTS (SELECT 1 FROM unnest(i_functions) f
+                   WHERE NOT EXISTS (SELECT 1 FROM pg_proc p WHERE p.pronamespace = v_ns AND p.proname = f)) THEN
+        RETURN 'missing';
+    END IF;
+    SELECT nspowner INTO v_owner FROM pg_namespace WHERE oid = v_ns;
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE oid = v_owner)
+       AND v_owner <> (SELECT nspowner FROM pg_namespace WHERE nspname = 'pgque') THEN
+        RETURN 'schema owner';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner
+                WHERE p.pronamespace = v_ns AND p.proowner <> v_owner AND NOT r.rolsuper)
+       OR EXISTS (SELECT 1 FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+                   WHERE c.relnamespace = v_ns AND c.relowner <> v_owner AND NOT r.rolsuper) THEN
+        RETURN 'object owner';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
 -- Schedules the ticker loop, retries and maintenance with pg_cron. Idempotent: a second call
 -- updates the jobs. The jobs run as the engine's owner (this function runs with its rights).
 CREATE OR REPLACE FUNCTION pgque.start()
@@ -77,6 +131,7 @@ DECLARE
     v_cron_db text := current_setting('cron.database_name', true);
     v_seconds boolean;
     v_ids bigint[] := '{}';
+    v_doubt text;
     j record;
 BEGIN
     IF v_version IS NULL THEN
@@ -91,6 +146,13 @@ BEGIN
                          'CREATE EXTENSION pg_cron; or call pgque.ticker(), pgque.maint_retry_events(), pgque.maint() '
                          'and pgque.maint_rotate_tables_step2() from another scheduler (the source connector''s ticker '
                          'duty does).';
+    END IF;
+    v_doubt := pgque.scheduler_schema_doubt('cron', ARRAY['schedule', 'unschedule']);
+    IF v_doubt IS NOT NULL THEN
+        RAISE EXCEPTION 'untrusted pg_cron schema owner: %', (SELECT nspowner::regrole FROM pg_namespace WHERE nspname = 'cron')
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501',
+                  DETAIL = format('Schema cron and everything in it must belong to a superuser or to the owner of schema pgque (%s).',
+                                  v_doubt);
     END IF;
     v_seconds := pgque.version_at_least(v_version, '1.5');
     BEGIN
@@ -112,10 +174,18 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.stop()
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_doubt text;
 BEGIN
     UPDATE pgque.config SET ticker_loop_ms = 1000;
     UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL WHERE scheduler = 'pg_cron';
     IF pgque.cron_version() IS NULL THEN
+        RETURN;
+    END IF;
+    v_doubt := pgque.scheduler_schema_doubt('cron', ARRAY['unschedule']);
+    IF v_doubt IS NOT NULL THEN
+        RAISE WARNING 'pgque.stop(): not calling into schema cron (%): it must belong to a superuser or to the owner of schema pgque; remove the engine''s pg_cron jobs by hand',
+            v_doubt;
         RETURN;
     END IF;
     PERFORM cron.unschedule(c.jobid)
@@ -144,33 +214,28 @@ LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
       FROM pgque.timetable_jobs() j
 $$;
 
--- Internal: refuses unless pg_timetable's schema and API are installed here and trustworthy: the
--- jobs run whatever timetable.add_job() and delete_job() do with the engine owner's rights, so
--- the schema must be owned by a superuser or the engine's owner, and those functions by the
--- schema's owner. i_api names the functions the caller needs, for the message.
+-- Internal: refuses unless pg_timetable's schema and API are installed here and trustworthy
+-- (scheduler_schema_doubt): the jobs run whatever timetable.add_job() and delete_job() do with the
+-- engine owner's rights. i_api names the functions the caller needs, for the message.
 CREATE OR REPLACE FUNCTION pgque.timetable_check(i_caller text, i_api text)
 RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_timetable_owner oid;
+    v_doubt text := pgque.scheduler_schema_doubt('timetable', ARRAY['add_job', 'delete_job']);
 BEGIN
-    SELECT nspowner INTO v_timetable_owner FROM pg_namespace WHERE nspname = 'timetable';
-    IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable')
-                                   AND proname = 'add_job')
-                 OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable')
-                                   AND proname = 'delete_job') THEN
+    IF v_doubt = 'missing' THEN
         RAISE EXCEPTION 'pg_timetable schema/API is not installed. pgque.%() schedules the ticker with pg_timetable; install pg_timetable in this database first, or use pgque.start() (pg_cron), or run pgque.ticker() and pgque.maint() manually.',
             i_caller USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
     END IF;
-    IF NOT (SELECT rolsuper FROM pg_roles WHERE oid = v_timetable_owner)
-       AND v_timetable_owner <> (SELECT nspowner FROM pg_namespace WHERE nspname = 'pgque') THEN
-        RAISE EXCEPTION 'untrusted pg_timetable schema owner: %', v_timetable_owner::regrole USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501',
-            DETAIL = 'Schema timetable must be owned by a superuser or by the owner of schema pgque.';
+    IF v_doubt = 'schema owner' THEN
+        RAISE EXCEPTION 'untrusted pg_timetable schema owner: %', (SELECT nspowner::regrole FROM pg_namespace WHERE nspname = 'timetable')
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501',
+                  DETAIL = 'Schema timetable must be owned by a superuser or by the owner of schema pgque.';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable') AND proname IN ('add_job', 'delete_job')
-                  AND proowner <> v_timetable_owner) THEN
+    IF v_doubt = 'object owner' THEN
         RAISE EXCEPTION 'untrusted pg_timetable API owner: % must be owned by timetable schema owner', i_api
-            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501';
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:42501',
+                  DETAIL = 'Every function, table and view in schema timetable must belong to its owner or a superuser.';
     END IF;
 END
 $$;
@@ -212,17 +277,24 @@ BEGIN
 END
 $$;
 
--- Internal: stop_timetable() without its checks; nothing when pg_timetable is absent (uninstall).
+-- Internal: stop_timetable() for uninstall(): nothing when pg_timetable is absent, and a warning
+-- instead of a call when its schema is not one the engine may call into.
 CREATE OR REPLACE FUNCTION pgque.timetable_stop_jobs()
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
+    v_doubt text;
     j record;
 BEGIN
     UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL, ticker_loop_ms = 1000
      WHERE scheduler = 'pg_timetable';
-    IF to_regnamespace('timetable') IS NULL
-       OR NOT EXISTS (SELECT 1 FROM pg_proc WHERE pronamespace = to_regnamespace('timetable') AND proname = 'delete_job') THEN
+    v_doubt := pgque.scheduler_schema_doubt('timetable', ARRAY['delete_job']);
+    IF v_doubt = 'missing' THEN
+        RETURN;
+    END IF;
+    IF v_doubt IS NOT NULL THEN
+        RAISE WARNING 'not calling into schema timetable (%): it must belong to a superuser or to the owner of schema pgque; remove the engine''s pg_timetable jobs by hand',
+            v_doubt;
         RETURN;
     END IF;
     FOR j IN SELECT * FROM pgque.timetable_schedule_sql() LOOP

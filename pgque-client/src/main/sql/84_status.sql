@@ -44,6 +44,9 @@ RETURNS TABLE (component text, status text, detail text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_cron text := pgque.cron_version();
+    -- pg_cron's tables are read only where the engine may call into its schema.
+    v_cron_doubt text := CASE WHEN pgque.cron_version() IS NOT NULL
+                              THEN pgque.scheduler_schema_doubt('cron', '{}') END;
     v_timetable boolean := to_regnamespace('timetable') IS NOT NULL;
     v_config pgque.config;
     v_scheduler text;
@@ -51,7 +54,7 @@ DECLARE
     j record;
 BEGIN
     SELECT * INTO v_config FROM pgque.config;
-    IF v_cron IS NOT NULL THEN
+    IF v_cron IS NOT NULL AND v_cron_doubt IS NULL THEN
         SELECT count(*) INTO v_jobs FROM cron.job c
          WHERE c.jobname = 'pgque_ticker' AND c.username = current_user AND c.active;
     END IF;
@@ -85,6 +88,12 @@ BEGIN
         detail := 'pg_cron is not installed in this database; install it and call pgque.start(), or tick from outside';
         RETURN NEXT;
     END IF;
+    IF v_cron_doubt IS NOT NULL THEN
+        component := 'pg_cron'; status := 'untrusted';
+        detail := format('schema cron is not one the engine calls into (%s): it and everything in it must belong to a superuser or to the owner of schema pgque',
+                         v_cron_doubt);
+        RETURN NEXT;
+    END IF;
     IF NOT v_timetable THEN
         component := 'pg_timetable'; status := 'unavailable';
         detail := 'schema timetable is not installed; install pg_timetable and call pgque.start_timetable(), or tick from outside';
@@ -93,7 +102,7 @@ BEGIN
     component := 'queues'; status := 'info'; detail := (SELECT count(*) FROM pgque.queue)::text; RETURN NEXT;
     component := 'consumers'; status := 'info'; detail := (SELECT count(*) FROM pgque.subscription)::text; RETURN NEXT;
 
-    IF v_cron IS NOT NULL THEN
+    IF v_cron IS NOT NULL AND v_cron_doubt IS NULL THEN
         FOR j IN SELECT cj.jobname, c.schedule, c.command, c.active,
                         (SELECT d.status || ' at ' || d.start_time::text || coalesce(': ' || nullif(d.return_message, ''), '')
                            FROM cron.job_run_details d WHERE d.jobid = c.jobid

@@ -152,6 +152,7 @@ BEGIN
         pgque.version()
     TO %I$f$, v_ticker);
     EXECUTE format('GRANT EXECUTE ON PROCEDURE pgque.ticker_loop() TO %I', v_ticker);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION pgque.ticker_loop_pause(timestamptz) TO %I', v_ticker);
     -- The health roll-up, so a connector's ticker duty can see whether the database ticks itself.
     EXECUTE format('GRANT EXECUTE ON FUNCTION pgque.status() TO %I', v_ticker);
     EXECUTE format('GRANT SELECT ON pgque.config TO %I', v_ticker);
@@ -245,6 +246,7 @@ BEGIN
     pgque.timetable_jobs(),
     pgque.timetable_schedule_sql(),
     pgque.timetable_check(text, text),
+    pgque.scheduler_schema_doubt(text, text[]),
     pgque.timetable_stop_jobs()
     FROM %I$f$, v_admin);
 

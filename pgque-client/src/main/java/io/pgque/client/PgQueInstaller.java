@@ -124,7 +124,7 @@ public final class PgQueInstaller {
 
     /** The version of the engine installed where {@code c} connects, or empty when there is none. */
     static Optional<String> installedVersion(Connection c) throws SQLException {
-        boolean present = Sql.one(c, "select to_regprocedure('pgque.version()') is not null",
+        boolean present = Sql.one(c, "select pg_catalog.to_regprocedure('pgque.version()') is not null",
                 rs -> rs.getBoolean(1));
         if (!present) {
             return Optional.empty();
@@ -153,19 +153,19 @@ public final class PgQueInstaller {
 
     private <T> T underInstallLock(String what, SqlWork<T> work) {
         return withConnection(what, c -> {
-            Sql.one(c, "select pg_advisory_lock(?)", rs -> null, INSTALL_LOCK_KEY);
+            Sql.one(c, "select pg_catalog.pg_advisory_lock(?)", rs -> null, INSTALL_LOCK_KEY);
             T result;
             try {
                 result = work.run(c);
             } catch (SQLException | RuntimeException e) {
                 try {
-                    Sql.one(c, "select pg_advisory_unlock(?)", rs -> null, INSTALL_LOCK_KEY);
+                    Sql.one(c, "select pg_catalog.pg_advisory_unlock(?)", rs -> null, INSTALL_LOCK_KEY);
                 } catch (SQLException unlockFailure) {
                     e.addSuppressed(unlockFailure);
                 }
                 throw e;
             }
-            Sql.one(c, "select pg_advisory_unlock(?)", rs -> null, INSTALL_LOCK_KEY);
+            Sql.one(c, "select pg_catalog.pg_advisory_unlock(?)", rs -> null, INSTALL_LOCK_KEY);
             return result;
         });
     }
