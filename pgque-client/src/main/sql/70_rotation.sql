@@ -3,10 +3,10 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
--- Rotation reclaims storage by TRUNCATE instead of DELETE + VACUUM. Two steps that must run
--- in separate transactions: step 1 switches the active table, step 2 (later) records a txid
--- issued after the switch was committed, from which on only the new table is written. Ticker
--- role.
+-- Rotation reclaims storage by TRUNCATE instead of DELETE + VACUUM, in two steps: step 1
+-- switches the active table, step 2 (once the switch is committed) records a transaction id
+-- from which on only the new table is written. Step 2 called too early settles nothing, so no
+-- caller can lose events by the order of its calls. Ticker role.
 --
 -- Layer: on top (README.md). Calls any earlier file (maint() reaps 65_idem.sql's keys).
 
@@ -78,6 +78,15 @@ BEGIN
 END
 $$;
 
+-- Step 2 settles a switch: it records in queue_switch_step2 a transaction id below which every
+-- event written to the previous table lies, so that readers of later windows scan the current
+-- table alone. A producer writes to the previous table only if it read the table number before
+-- step 1's transaction committed, and it takes its own id before reading (event_active_table),
+-- so the xmax of any snapshot in which step 1's transaction is visible as committed is such a
+-- bound. Step 2's own id is not, when it runs in step 1's transaction or in one whose id was
+-- assigned before step 1 committed: then an open producer's id lies above it, and readers would
+-- skip its event. So a queue whose switch step 2 cannot see committed yet is left for a later
+-- call, whoever calls it and however.
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step2()
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -85,8 +94,12 @@ DECLARE
     v_count int;
 BEGIN
     -- Like step 1, never waits for a producer's lock on the row: such a queue waits for the next round.
-    UPDATE pgque.queue SET queue_switch_step2 = pgque.txid_current()
-     WHERE queue_id IN (SELECT queue_id FROM pgque.queue WHERE queue_switch_step2 IS NULL
+    UPDATE pgque.queue SET queue_switch_step2 = pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+     WHERE queue_id IN (SELECT queue_id FROM pgque.queue
+                         WHERE queue_switch_step2 IS NULL
+                           -- NULL: too old for the commit log to say, so long committed.
+                           AND coalesce(pg_xact_status(queue_switch_step1::text::xid8), 'committed') = 'committed'
+                           AND pg_visible_in_snapshot(queue_switch_step1::text::xid8, pg_current_snapshot())
                            FOR NO KEY UPDATE SKIP LOCKED);
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;

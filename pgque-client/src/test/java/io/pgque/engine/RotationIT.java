@@ -183,6 +183,87 @@ class RotationIT {
         }
     }
 
+    /**
+     * Issue 47 item 3, first case: a ticker login runs both rotation steps in one transaction
+     * while a producer's send is open. The producer read the active table before the switch
+     * committed, so its event is in the previous table, with a transaction id above step 1's.
+     * Step 2 must not settle the switch in step 1's own transaction: a txid taken there would
+     * tell readers that the previous table holds nothing past it, and the event would be lost.
+     */
+    @Test
+    void bothStepsInOneTransactionLoseNoEventOfAnOpenProducer() throws Exception {
+        String q = "rot_one_tx";
+        rotatableQueue(q);
+        long id;
+        try (Connection ticker = sql.connect(); Connection producer = sql.connect()) {
+            ticker.setAutoCommit(false);
+            producer.setAutoCommit(false);
+            switchInOpenTransaction(ticker, q);
+            id = OrderingFanoutIT.sendOn(producer, q, "written-to-the-previous-table");
+            assertEquals(0, countOn(ticker, "select pgque.maint_rotate_tables_step2()"),
+                    "step 2 in step 1's transaction settles nothing");
+            ticker.commit();
+            // Ticks and reads while the producer is still open: the window after its commit
+            // starts with a snapshot whose xmin is the producer's transaction.
+            sql.tick(q);
+            sql.drain(q, "c");
+            producer.commit();
+        }
+        sql.tick(q);
+        assertEquals(List.of(id), sql.drain(q, "c").stream().map(Msg::msgId).toList());
+    }
+
+    /**
+     * Issue 47 item 3, second case: step 2 in a transaction whose id was assigned before step 1
+     * committed. Its own txid is older than the open producer's, so it must not be the bound.
+     */
+    @Test
+    void stepTwoOfATransactionOlderThanTheSwitchLosesNoEventOfAnOpenProducer() throws Exception {
+        String q = "rot_old_tx";
+        rotatableQueue(q);
+        long id;
+        try (Connection early = sql.connect(); Connection ticker = sql.connect(); Connection producer = sql.connect()) {
+            early.setAutoCommit(false);
+            ticker.setAutoCommit(false);
+            producer.setAutoCommit(false);
+            countOn(early, "select pg_current_xact_id()::text::bigint"); // its txid, before the switch
+            switchInOpenTransaction(ticker, q);
+            id = OrderingFanoutIT.sendOn(producer, q, "written-to-the-previous-table");
+            ticker.commit();
+            countOn(early, "select pgque.maint_rotate_tables_step2()");
+            early.commit();
+            sql.tick(q);
+            sql.drain(q, "c");
+            producer.commit();
+        }
+        sql.tick(q);
+        assertEquals(List.of(id), sql.drain(q, "c").stream().map(Msg::msgId).toList());
+    }
+
+    /** Runs rotation step 1 on {@code c}'s open transaction until it switches (once the period has passed). */
+    private static void switchInOpenTransaction(Connection c, String q) throws SQLException {
+        int before = curTable(q);
+        assertTrue(Sql.await(Duration.ofSeconds(10), Duration.ofMillis(50), () -> {
+            try {
+                if (countOn(c, "select pgque.maint_rotate_tables_step1('" + q + "')") == 1) {
+                    return true;
+                }
+                c.rollback();
+                return false;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }), "rotation step 1 switches once the period has passed");
+        assertEquals(before, curTable(q), "the switch is not committed yet");
+    }
+
+    private static long countOn(Connection c, String query) throws SQLException {
+        try (Statement st = c.createStatement(); var rs = st.executeQuery(query)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** How many of {@code ids} are still stored in the queue's event tables. */
     private static long storedRowsOf(String q, List<Long> ids) {
         String pfx = sql.one(String.class, "select queue_data_pfx from pgque.queue where queue_name = ?", q);
