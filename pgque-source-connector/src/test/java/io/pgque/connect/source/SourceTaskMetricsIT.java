@@ -102,7 +102,6 @@ class SourceTaskMetricsIT {
         pg.createQueue(queue);
         connect.kafka().createTopic(queue, slots);
         Map<String, String> config = fixture.connectorConfig(name, queue, slots, slots);
-        config.put("topic", queue);
         config.put("pgque.ticker.enabled", "true");
         connect.configureConnector(name, config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, slots, name + " did not start");
