@@ -6,8 +6,10 @@ package io.pgque.client;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -134,6 +136,17 @@ public final class ReadAheadGroup {
         } else {
             SharedScans.leave(scope, worker.queue, worker.consumer, worker.n, slots, windows);
         }
+    }
+
+    /**
+     * The slots of {@code consumer} that groups of this process still read through the windows of
+     * {@code scope}, by the N of the slot set: those of every group made with
+     * {@link SlotConsumer#readAheadGroup(Collection, String)} and not yet {@link #clear}ed. Windows
+     * of an N nobody reads any more should be gone, or a later group of that N would scan for
+     * slots that are not read; this lets a reader's owner check that it gave its groups back.
+     */
+    public static Map<Integer, Set<Integer>> sharedSlots(String scope, String queue, String consumer) {
+        return SharedScans.joined(scope, queue, consumer);
     }
 
     @Override

@@ -7,6 +7,8 @@ package io.pgque.client;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The {@link SharedWindows} of every {@link ReadAheadGroup} of this process that reads one
@@ -43,6 +45,19 @@ final class SharedScans {
             if (windows.leave(slots)) {
                 SHARED.remove(new Key(scope, queue, consumer, n), windows);
             }
+        }
+    }
+
+    /** The slots joined in {@code scope} for the consumer, by N; see {@link ReadAheadGroup#sharedSlots}. */
+    static Map<Integer, Set<Integer>> joined(String scope, String queue, String consumer) {
+        synchronized (SHARED) {
+            Map<Integer, Set<Integer>> byN = new TreeMap<>();
+            SHARED.forEach((key, windows) -> {
+                if (key.scope().equals(scope) && key.queue().equals(queue) && key.consumer().equals(consumer)) {
+                    byN.put(key.n(), windows.members());
+                }
+            });
+            return byN;
         }
     }
 }

@@ -6,6 +6,7 @@ package io.pgque.client;
 
 import java.util.ArrayDeque;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -71,6 +73,11 @@ final class SharedWindows {
             }
         }
         return members.isEmpty();
+    }
+
+    /** The members' slots. */
+    synchronized Set<Integer> members() {
+        return Collections.unmodifiableSortedSet(new TreeSet<>(members.keySet()));
     }
 
     /** A scan for one slot alone keeps nothing worth keeping. */

@@ -365,6 +365,37 @@ class ReadAheadGroupIT {
         }
     }
 
+    /**
+     * What a scope's groups still read shows per N until the last group of that N is cleared, and
+     * only for its own scope, queue and consumer: a reader's owner can check it gave them back.
+     */
+    @Test
+    void theSlotsAScopeStillReadsShowUntilTheirGroupsAreCleared() {
+        String q = "q_group_shared_slots";
+        SlotConsumer four = reader.slotConsumer(q, "g", N, "task-a");
+        SlotConsumer two = reader.slotConsumer(q, "g", 2, "task-a");
+        ReadAheadGroup low = four.readAheadGroup(List.of(0, 1), "db");
+        ReadAheadGroup high = reader.slotConsumer(q, "g", N, "task-b").readAheadGroup(List.of(2, 3), "db");
+        ReadAheadGroup again = four.readAheadGroup(List.of(1, 2), "db");
+        ReadAheadGroup halves = two.readAheadGroup(List.of(0, 1), "db");
+        ReadAheadGroup elsewhere = four.readAheadGroup(List.of(0, 1), "another db");
+        ReadAheadGroup unshared = four.readAheadGroup(List.of(0, 1));
+        assertEquals(Map.of(N, Set.of(0, 1, 2, 3), 2, Set.of(0, 1)), ReadAheadGroup.sharedSlots("db", q, "g"));
+        assertEquals(Map.of(N, Set.of(0, 1)), ReadAheadGroup.sharedSlots("another db", q, "g"));
+        assertEquals(Map.of(), ReadAheadGroup.sharedSlots("db", q, "other"));
+
+        low.clear();
+        assertEquals(Map.of(N, Set.of(1, 2, 3), 2, Set.of(0, 1)), ReadAheadGroup.sharedSlots("db", q, "g"),
+                "slot 1 is still read by another group");
+        halves.clear();
+        high.clear();
+        again.clear();
+        assertEquals(Map.of(), ReadAheadGroup.sharedSlots("db", q, "g"), "the last groups took their N's windows");
+        elsewhere.clear();
+        unshared.clear();
+        assertEquals(Map.of(), ReadAheadGroup.sharedSlots("another db", q, "g"));
+    }
+
     @Test
     void slotsOutsideTheGroupOrTheConsumerAreRefused() {
         SlotConsumer w = reader.slotConsumer("q_group_refused", "g", N, "w");

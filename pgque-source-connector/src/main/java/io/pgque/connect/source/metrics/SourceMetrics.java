@@ -5,12 +5,12 @@
 package io.pgque.connect.source.metrics;
 
 import io.pgque.connect.common.metrics.PluginGauges;
+import io.pgque.connect.common.metrics.TaskSensors;
 import io.pgque.connect.source.record.ReaderId;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Meter;
 
 import java.util.ArrayList;
@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A task's numbers: records and batches per second, lease takeovers and losses, and per slot the
  * pending events and lag last sampled from the engine. Published through Connect's plugin
- * metrics (JMX and any configured reporter, tagged with the connector and task) and kept as
- * plain counters for the periodic log line.
+ * metrics (JMX and any configured reporter, tagged with the connector and task; this task
+ * instance's work only, from its start) and kept as plain counters for the periodic log line.
  */
 public final class SourceMetrics implements StreamEvents {
 
@@ -42,7 +42,7 @@ public final class SourceMetrics implements StreamEvents {
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
     private final List<MetricName> registered = new ArrayList<>();
-    private final List<String> sensorNames = new ArrayList<>();
+    private final TaskSensors sensors;
     private final Sensor recordsSensor;
     private final Sensor batchesSensor;
     private final Sensor acquiredSensor;
@@ -60,38 +60,36 @@ public final class SourceMetrics implements StreamEvents {
             samples.put(slot, SlotSample.UNKNOWN);
         }
         if (plugin == null) {
+            sensors = null;
             recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = readAheadSensor = sentAheadSensor = null;
             withoutScanSensor = null;
             deadLetteredSensor = null;
             return;
         }
-        recordsSensor = sensor("pgque-records");
-        recordsSensor.add(new Meter(name("records-acked-rate", "Records per second acked to PgQue after Kafka took them"),
-                name("records-acked-total", "Records acked to PgQue after Kafka took them")));
-        batchesSensor = sensor("pgque-batches");
-        batchesSensor.add(new Meter(name("batches-acked-rate", "Batches per second acked to PgQue"),
-                name("batches-acked-total", "Batches acked to PgQue")));
-        acquiredSensor = sensor("pgque-lease-acquired");
-        acquiredSensor.add(name("lease-takeovers-total", "Slot leases this task took (each raised the slot's epoch)"),
-                new CumulativeSum());
-        lostSensor = sensor("pgque-lease-lost");
-        lostSensor.add(name("lease-lost-total", "Slot leases this task found taken by another worker"),
-                new CumulativeSum());
-        skippedSensor = sensor("pgque-batches-skipped");
-        skippedSensor.add(name("batches-skipped-total", "Batches found already in Kafka after a claim "
-                + "(exactly-once) and acked without being sent again"), new CumulativeSum());
-        readAheadSensor = sensor("pgque-batches-read-ahead");
-        readAheadSensor.add(name("batches-read-ahead-total", "Batches read while the slot's previous batch was on "
-                + "its way to Kafka, and opened as read"), new CumulativeSum());
-        withoutScanSensor = sensor("pgque-batches-read-ahead-without-scan");
-        withoutScanSensor.add(name("batches-read-ahead-without-scan-total", "Batches read ahead from the scan "
-                + "another slot of the task ran over the same window, at no scan of their own"), new CumulativeSum());
-        sentAheadSensor = sensor("pgque-batches-sent-ahead");
-        sentAheadSensor.add(name("batches-sent-ahead-total", "Batches read ahead whose first records went to Kafka "
-                + "before the slot's previous batch was acked (pgque.batch.send.ahead)"), new CumulativeSum());
-        deadLetteredSensor = sensor("pgque-events-dead-lettered");
-        deadLetteredSensor.add(name("events-dead-lettered-total", "Events moved to the queue's dead letters "
-                + "because their payload could not be converted (errors.tolerance=all)"), new CumulativeSum());
+        sensors = new TaskSensors(plugin);
+        recordsSensor = sensors.sensor("pgque-records", s -> s.add(new Meter(
+                sensors.name("records-acked-rate", "Records per second acked to PgQue after Kafka took them"),
+                sensors.name("records-acked-total", "Records acked to PgQue after Kafka took them"))));
+        batchesSensor = sensors.sensor("pgque-batches", s -> s.add(new Meter(
+                sensors.name("batches-acked-rate", "Batches per second acked to PgQue"),
+                sensors.name("batches-acked-total", "Batches acked to PgQue"))));
+        acquiredSensor = sensors.counter("pgque-lease-acquired", "lease-takeovers-total",
+                "Slot leases this task took (each raised the slot's epoch)");
+        lostSensor = sensors.counter("pgque-lease-lost", "lease-lost-total",
+                "Slot leases this task found taken by another worker");
+        skippedSensor = sensors.counter("pgque-batches-skipped", "batches-skipped-total",
+                "Batches found already in Kafka after a claim (exactly-once) and acked without being sent again");
+        readAheadSensor = sensors.counter("pgque-batches-read-ahead", "batches-read-ahead-total",
+                "Batches read while the slot's previous batch was on its way to Kafka, and opened as read");
+        withoutScanSensor = sensors.counter("pgque-batches-read-ahead-without-scan",
+                "batches-read-ahead-without-scan-total", "Batches read ahead from the scan another slot of the task "
+                        + "ran over the same window, at no scan of their own");
+        sentAheadSensor = sensors.counter("pgque-batches-sent-ahead", "batches-sent-ahead-total",
+                "Batches read ahead whose first records went to Kafka before the slot's previous batch was acked "
+                        + "(pgque.batch.send.ahead)");
+        deadLetteredSensor = sensors.counter("pgque-events-dead-lettered", "events-dead-lettered-total",
+                "Events moved to the queue's dead letters because their payload could not be converted "
+                        + "(errors.tolerance=all)");
         for (int slot : slots) {
             gauge("slot-pending-events", "Events waiting for the slot, as the engine estimates them", slot,
                     (config, now) -> samples.getOrDefault(slot, SlotSample.UNKNOWN).pendingEvents());
@@ -220,16 +218,8 @@ public final class SourceMetrics implements StreamEvents {
         if (plugin == null) {
             return;
         }
-        PluginGauges.removeAll(plugin, registered, sensorNames);
-    }
-
-    private Sensor sensor(String name) {
-        sensorNames.add(name);
-        return plugin.addSensor(name);
-    }
-
-    private MetricName name(String name, String description) {
-        return plugin.metricName(name, description, new LinkedHashMap<>());
+        PluginGauges.removeAll(plugin, registered);
+        sensors.close();
     }
 
     private void gauge(String name, String description, int slot, Gauge<Long> gauge) {

@@ -61,8 +61,11 @@ public final class ReadAheads implements AutoCloseable {
         this.cursors = cursors;
         this.chunkSize = chunkSize;
         this.spare = new Semaphore(Math.max(settings.spareCursors(), 0));
+        // Named by worker (connector, task) and N, so a thread dump tells which task and which slot
+        // set it reads for: a resize gives the task a new one.
+        String name = "pgque-read-ahead-" + consumer.workerId() + "-n" + consumer.slots();
         this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "pgque-read-ahead-" + consumer.consumer());
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });

@@ -58,7 +58,7 @@ public final class PolledSlotSet implements SlotSetReader {
 
     @Override
     public void abandon() {
-        poller.stop();
+        poller.abandon();
         monitor.close();
     }
 

@@ -28,7 +28,8 @@ public interface SlotSetReader extends TickReceiver {
 
     /**
      * Stops reading a set that a resize retired: its leases and open batches are gone in the
-     * engine, so nothing is given back.
+     * engine, so nothing is given back; what the task holds for the set (cursors, read-ahead
+     * threads, windows shared with other tasks) goes.
      */
     void abandon();
 

@@ -30,10 +30,10 @@ import java.util.function.Supplier;
  * a time; its next batch is opened only after it is acked, so its events leave in order and a
  * failure replays a suffix, never a gap.
  *
- * <p>Threads: {@link #poll()} and {@link #close} run the database calls and own the lanes (under
- * this object's lock). Kafka's acknowledgements arrive on the producer's thread and only count
- * down a batch's {@link DeliveryCount} and wake the poll thread; they never touch the database or
- * wait for the lock.
+ * <p>Threads: {@link #poll()}, {@link #close} and {@link #abandon} run the database calls and own
+ * the lanes (under this object's lock). Kafka's acknowledgements arrive on the producer's thread
+ * and only count down a batch's {@link DeliveryCount} and wake the poll thread; they never touch
+ * the database or wait for the lock.
  */
 public final class BatchStream implements TickReceiver {
 
@@ -49,6 +49,8 @@ public final class BatchStream implements TickReceiver {
     private final AutoCloseable aheads;
     /** A failure of a side step (acking or keeping another reader alive) met after a batch was taken; see {@link #step()}. */
     private RuntimeException deferred;
+    /** Closed or abandoned: what the readers held is gone, and neither may run again. */
+    private boolean ended;
 
     /**
      * @param kind      how a poll hands the readers' chunks over (see {@link HandOver.Kind})
@@ -110,6 +112,10 @@ public final class BatchStream implements TickReceiver {
      */
     public synchronized void close(Duration grace) {
         stop();
+        if (ended) {
+            return;
+        }
+        ended = true;
         long end = System.nanoTime() + grace.toNanos();
         try {
             while (anyUndelivered() && System.nanoTime() < end) {
@@ -124,12 +130,44 @@ public final class BatchStream implements TickReceiver {
             }
         } finally {
             // Also after a failed give-back: the read-ahead may hold windows shared with other tasks.
-            if (aheads != null) {
-                try {
-                    aheads.close();
-                } catch (Exception e) {
-                    log.debug("Closing the read-ahead failed: {}", e.getMessage(), e);
+            closeAheads();
+        }
+    }
+
+    /**
+     * Ends the stream of a slot set that a resize retired, giving nothing back: the engine no
+     * longer has the set's leases and batches, so an ack or a release could only fail, and
+     * nothing of the set waits on Kafka (it was retired once each of its slots had acked all it
+     * read, up to the seal). What the readers hold in the task goes all the same: the cursors of
+     * their batches, the batches read ahead (with the connections those hold), and the read-ahead
+     * (its thread, and its slots' part in windows shared with the connector's other tasks, which
+     * would otherwise be scanned for as long as the worker runs). Acknowledgements of records
+     * handed over before still arrive here and count down batches nobody acks.
+     */
+    public synchronized void abandon() {
+        stop();
+        if (ended) {
+            return;
+        }
+        ended = true;
+        try {
+            for (Lane lane : lanes) {
+                if (lane.batch() != null) {
+                    lane.batch().closeCursor();
                 }
+                pipeline.dropAhead(lane);
+            }
+        } finally {
+            closeAheads();
+        }
+    }
+
+    private void closeAheads() {
+        if (aheads != null) {
+            try {
+                aheads.close();
+            } catch (Exception e) {
+                log.debug("Closing the read-ahead failed: {}", e.getMessage(), e);
             }
         }
     }

@@ -41,6 +41,8 @@ final class Harness {
     final AtomicInteger leasesLost = new AtomicInteger();
     final AtomicInteger sentAhead = new AtomicInteger();
     final AtomicInteger readAheadOpened = new AtomicInteger();
+    /** How often the stream closed what reading ahead holds for its readers (the thread, shared windows). */
+    final AtomicInteger readAheadsClosed = new AtomicInteger();
 
     Harness(List<FakeReader> readers, HandOver.Kind kind, BatchBoundary boundary, Duration keepAlive,
             boolean sendAhead) {
@@ -70,7 +72,8 @@ final class Harness {
             }
         };
         stream = new BatchStream(readers, kind, records, events, DeliveredPositions.NONE, boundary,
-                new StreamSettings(CHUNK, POLL_INTERVAL, Duration.ZERO, keepAlive, sendAhead), null, () -> "a test");
+                new StreamSettings(CHUNK, POLL_INTERVAL, Duration.ZERO, keepAlive, sendAhead),
+                readAheadsClosed::incrementAndGet, () -> "a test");
     }
 
     /** One reader, no transactions, no keep-alive due during the test, sending ahead where it reads ahead. */

@@ -278,6 +278,7 @@ class ReaderStatesTest {
         boolean givesBack = delivered || state == RESTING;
         assertEquals(givesBack ? 1 : 0, reader.releases, "released: only a reader with no batch left open");
         assertEquals(reader.restsOpened, reader.restsClosed, "every cursor given back");
+        assertEquals(1, h.readAheadsClosed.get(), "the read-ahead closed");
         if (state == AWAITING_READ_AHEAD) {
             reader.ahead.finish();
             assertEquals(1, reader.ahead.discarded, "the batch read ahead is dropped once read");
@@ -286,6 +287,37 @@ class ReaderStatesTest {
         assertNull(h.stream.poll(), "a stopped stream hands over nothing");
         assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(Harness.POLL_INTERVAL.toMillis()),
                 "and returns at once");
+    }
+
+    /**
+     * A set a resize retired is abandoned: in every state nothing is acked or given back (the
+     * engine has no lease or batch of it left), yet what the stream holds goes, as on a stop: the
+     * cursors, a batch read ahead, the read-ahead itself. It ends once: a close after it gives back
+     * nothing either.
+     */
+    @ParameterizedTest
+    @EnumSource(ReaderState.class)
+    void anAbandonInEveryStateAcksAndGivesBackNothingButDropsWhatTheStreamHolds(ReaderState state)
+            throws Exception {
+        Harness h = at(state, false);
+        FakeReader reader = reader(h);
+        h.stream.abandon();
+        h.stream.close(Duration.ofMillis(1));
+        h.stream.abandon();
+        assertEquals(List.of(), reader.acked, "nothing acked");
+        assertEquals(0, reader.releases, "nothing released");
+        assertEquals(reader.restsOpened, reader.restsClosed, "every cursor closed");
+        assertEquals(1, h.readAheadsClosed.get(), "the read-ahead closed, once");
+        if (state == AWAITING_READ_AHEAD) {
+            reader.ahead.finish();
+            assertEquals(1, reader.ahead.discarded, "the batch read ahead is dropped once read");
+        }
+        h.acknowledgeAll();
+        long start = System.nanoTime();
+        assertNull(h.stream.poll(), "an abandoned stream hands over nothing");
+        assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(Harness.POLL_INTERVAL.toMillis()),
+                "and returns at once");
+        assertEquals(List.of(), reader.acked, "not even what Kafka acknowledged since");
     }
 
     @Test
