@@ -93,6 +93,16 @@ CREATE TABLE IF NOT EXISTS pgque.tick (
 -- (tick_event_seq - tick_forced_ids).
 ALTER TABLE pgque.tick ADD COLUMN IF NOT EXISTS tick_forced_ids bigint NOT NULL DEFAULT 0;
 
+-- The tickers' mutual exclusion (tick_lock, 40_ticker.sql): one row per queue (its id), locked by
+-- whoever writes the queue's next tick, and row 0, locked by the ticker_round() in progress. Rows
+-- of an engine table, because only the engine's own functions can lock them (a row lock needs
+-- UPDATE on the table, which no role has), where an advisory lock can be taken by any login and
+-- held for ever. create_queue() and drop_queue() add and remove a queue's row.
+CREATE TABLE IF NOT EXISTS pgque.tick_guard (
+    queue_id int4 PRIMARY KEY
+);
+INSERT INTO pgque.tick_guard (queue_id) SELECT 0 UNION ALL SELECT queue_id FROM pgque.queue ON CONFLICT DO NOTHING;
+
 CREATE SEQUENCE IF NOT EXISTS pgque.batch_id_seq;
 
 -- sub_role: 'normal' for a consumer of the core; a mode gives its rows another role

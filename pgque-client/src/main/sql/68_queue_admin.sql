@@ -65,7 +65,8 @@ BEGIN
     END LOOP;
     PERFORM pgque.queue_grant_tables(v_id);
 
-    -- A first tick so that consumers can subscribe at once.
+    -- The queue's row of the tickers' lock, and a first tick so that consumers can subscribe at once.
+    INSERT INTO pgque.tick_guard (queue_id) VALUES (v_id);
     PERFORM pgque.tick_insert(v_id);
     RETURN 1;
 END
@@ -109,6 +110,7 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = co.co_id AND d.dl_queue_id <> q.queue_id);
     EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', pgque.event_table_name(q.queue_id, NULL));
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
+    DELETE FROM pgque.tick_guard WHERE queue_id = q.queue_id;
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.event_seq_name(q.queue_id));
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.tick_seq_name(q.queue_id));
     DELETE FROM pgque.queue WHERE queue_id = q.queue_id;

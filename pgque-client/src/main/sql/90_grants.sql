@@ -177,7 +177,7 @@ BEGIN
     pgque.event_check_arrays(text[], text[], text[], text[], text[], text[]),
     -- 40_ticker.sql
     pgque.tick_insert(int4),
-    pgque.tick_lock(int4),
+    pgque.tick_lock(int4, boolean),
     -- 45_subscription.sql, 50_batch.sql
     pgque.hook_refuse_plain(pgque.subscription, text, text, text),
     pgque.hook_unregister(pgque.subscription, text, text),
