@@ -48,6 +48,14 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     PRIMARY KEY (queue_id, co_name, slot),
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
+-- Who holds a lease is proven, not named: lease_owner keeps only the label of the holder's
+-- worker id (what partition_slot_status and error texts show), lease_key the SHA-256 of the whole
+-- id and lease_role the login that claimed it (57_partition_lease.sql, slot_lease_holder). A
+-- worker id of the form <label>|<secret> is therefore a credential no other reader can learn from
+-- the engine. Leases an engine before these columns granted have none and are held by name until
+-- their holder next claims or renews them.
+ALTER TABLE pgque.partition_slot ADD COLUMN IF NOT EXISTS lease_key bytea;
+ALTER TABLE pgque.partition_slot ADD COLUMN IF NOT EXISTS lease_role name;
 
 -- The subscription name of slot i_slot of i_n. The numbers are cast to text first: text || int
 -- is only STABLE, and an IMMUTABLE function whose body is not immutable is never inlined (it was

@@ -228,6 +228,8 @@ BEGIN
     pgque.partition_forget_next(pgque.queue, text),
     pgque.slot_check_lease(text, text, int, int, text, boolean),
     pgque.slot_guard(text, text, int, int, text),
+    pgque.slot_worker_label(text),
+    pgque.slot_lease_holder(pgque.partition_slot, text),
     pgque.read_ahead_ticks(pgque.subscription, text, bigint, bigint),
     pgque.read_ahead_ticks_after(pgque.subscription, text, bigint, bigint, bigint),
     pgque.read_ahead_plan(text, text, int, int, text, bigint, bigint),
