@@ -59,6 +59,11 @@ ALTER TABLE pgque.queue ADD COLUMN IF NOT EXISTS queue_tick_requested boolean NO
 -- of this engine's own (unticked_events, backlog_events) subtract it; PgQ's (ev_new,
 -- pending_events) include it, as there.
 ALTER TABLE pgque.queue ADD COLUMN IF NOT EXISTS queue_forced_ids bigint NOT NULL DEFAULT 0;
+-- The longest idempotency window a producer may ask for on the queue (send_idem's ttl,
+-- 65_idem.sql): the queue's key space is shared by all its writers, so a claim must not outlive
+-- what the admin allows. set_queue_config(queue, 'idem_max_ttl', ...) changes it.
+ALTER TABLE pgque.queue ADD COLUMN IF NOT EXISTS queue_idem_max_ttl interval NOT NULL DEFAULT '30 days'
+    CHECK (queue_idem_max_ttl > interval '0' AND isfinite(queue_idem_max_ttl));
 
 -- The names of a queue's tables and sequences follow from its id (pgque.event_table_name() and
 -- friends, 20_queue.sql); the text columns are kept for PgQ's monitoring queries and must agree.

@@ -18,15 +18,15 @@ LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
                 ELSE substr(i_worker, 1, length(i_worker) - position('|' IN reverse(i_worker))) END
 $$;
 
--- Internal: whether i_worker holds the lease of slot row r (live or expired): the whole worker id
--- must hash to the lease's key, and the call must come from the login that claimed it. A lease
--- granted before leases had keys is held by its name alone, as then.
-CREATE OR REPLACE FUNCTION pgque.slot_lease_holder(r pgque.partition_slot, i_worker text)
+-- Internal: whether i_worker holds the lease of slot row i_lease (live or expired): the whole
+-- worker id must hash to the lease's key, and the call must come from the login that claimed it.
+-- A lease granted before leases had keys is held by its name alone, as then.
+CREATE OR REPLACE FUNCTION pgque.slot_lease_holder(i_lease pgque.partition_slot, i_worker text)
 RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT CASE WHEN r.lease_owner IS NULL THEN false
-                WHEN r.lease_key IS NULL THEN r.lease_owner = i_worker
-                ELSE r.lease_key = sha256(convert_to(i_worker, 'UTF8')) AND r.lease_role = session_user END
+    SELECT CASE WHEN i_lease.lease_owner IS NULL THEN false
+                WHEN i_lease.lease_key IS NULL THEN i_lease.lease_owner = i_worker
+                ELSE i_lease.lease_key = sha256(convert_to(i_worker, 'UTF8')) AND i_lease.lease_role = session_user END
 $$;
 
 -- Takes or renews the lease on one slot. Returns the lease epoch, or NULL when another live
