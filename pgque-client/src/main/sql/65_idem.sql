@@ -28,8 +28,11 @@ CREATE TABLE IF NOT EXISTS pgque.idem (
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (queue_id, idem_key)
 );
-CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
-ALTER TABLE pgque.idem DROP CONSTRAINT IF EXISTS idem_queue_id_fkey;
+SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.idem_expires_at_idx') IS NULL,
+    'CREATE INDEX idem_expires_at_idx ON pgque.idem (expires_at)');
+SELECT pg_temp.pgque_ddl_if(EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.idem'::regclass
+                                       AND conname = 'idem_queue_id_fkey'),
+    'ALTER TABLE pgque.idem DROP CONSTRAINT idem_queue_id_fkey');
 
 -- Internal: TTL check (positive, finite, at most the queue's idem_max_ttl) and the queue, locked
 -- against drop_queue for the transaction.
@@ -48,8 +51,8 @@ BEGIN
         RAISE EXCEPTION 'ttl % is longer than the idem_max_ttl % of queue %', i_ttl, q.queue_idem_max_ttl, i_queue
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
                   DETAIL = 'A queue''s idempotency keys are shared by all its writers; a claim may not outlive what the queue allows.',
-                  HINT = format('Use a ttl of at most %s, or have an admin raise it: select pgque.set_queue_config(%L, ''idem_max_ttl'', ''...'').',
-                                q.queue_idem_max_ttl, i_queue);
+                  HINT = format('Use a ttl of at most %s, or have an admin raise the queue''s idem_max_ttl (set_queue_config).',
+                                q.queue_idem_max_ttl);
     END IF;
     -- Held to the end of the transaction: drop_queue (FOR UPDATE) waits for the claims.
     PERFORM 1 FROM pgque.queue WHERE queue_id = q.queue_id FOR KEY SHARE;
