@@ -60,9 +60,10 @@ $$;
 CREATE OR REPLACE FUNCTION pg_temp.pgque_dependents(i_routines regprocedure[])
 RETURNS text
 LANGUAGE sql STABLE AS $$
-    SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid)
-                      || ' (on ' || d.refobjid::regprocedure::text || ')', '; ')
+    SELECT string_agg(DISTINCT o.type || ' ' || o.identity || ' (on ' || r.identity || ')', '; ')
       FROM pg_depend d
+     CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) o
+     CROSS JOIN LATERAL pg_identify_object(d.refclassid, d.refobjid, 0) r
      WHERE d.refclassid = 'pg_proc'::regclass
        AND d.refobjid = ANY (i_routines::oid[])
        AND d.deptype = 'n'

@@ -24,9 +24,11 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.slot_lease_holder(i_lease pgque.partition_slot, i_worker text)
 RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT CASE WHEN i_lease.lease_owner IS NULL THEN false
-                WHEN i_lease.lease_key IS NULL THEN i_lease.lease_owner = i_worker
-                ELSE i_lease.lease_key = sha256(convert_to(i_worker, 'UTF8')) AND i_lease.lease_role = session_user END
+    SELECT coalesce(CASE WHEN i_lease.lease_owner IS NULL OR i_worker = '' THEN false
+                         WHEN i_lease.lease_key IS NULL THEN i_lease.lease_owner = i_worker
+                         ELSE i_lease.lease_key = sha256(convert_to(i_worker, 'UTF8'))
+                              AND i_lease.lease_role = session_user END,
+                    false)  -- a NULL worker holds nothing
 $$;
 
 -- Takes or renews the lease on one slot. Returns the lease epoch, or NULL when another live
@@ -131,12 +133,10 @@ DECLARE
     r pgque.partition_slot;
     s pgque.subscription;
 BEGIN
-    IF i_slot IS NULL OR i_n IS NULL OR i_worker IS NULL THEN
+    IF i_slot IS NULL OR i_n IS NULL THEN
         RAISE EXCEPTION 'queue, consumer, slot, and n must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
-    IF i_worker IS NULL OR i_worker = '' THEN
-        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
-    END IF;
+    -- A NULL or empty worker holds no lease: it is fenced below, as any other non-holder.
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
     IF v_n <> i_n THEN

@@ -8,9 +8,6 @@ import io.pgque.client.PgQueInstaller;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,7 +46,7 @@ class UpgradeLocksIT {
     @Test
     void anUpgradeLocksOnlyTheTablesItChanges() throws Exception {
         EmbeddedPg.TestDatabase db = EmbeddedPg.newDatabase("locks_upgrade");
-        run(db, lastRelease());
+        EngineScripts.run(db, EngineScripts.released(EngineScripts.LAST_RELEASE));
         new Sql(db.superuser()).createQueue("q");
         assertEquals("partition_slot AccessExclusiveLock, queue AccessExclusiveLock", locksTakenBy(db, EmbeddedPg.engineScript())
                 .replaceAll(", tick_guard[^,]*", ""), "the tables of 0.5.0's new columns; tick_guard is new");
@@ -59,7 +55,7 @@ class UpgradeLocksIT {
     @Test
     void anUpgradeBehindAClientFailsAtItsLockTimeoutHavingChangedNothingAndTheInstallerRetries() throws Exception {
         EmbeddedPg.TestDatabase db = EmbeddedPg.newDatabase("locks_timeout");
-        run(db, lastRelease());
+        EngineScripts.run(db, EngineScripts.released(EngineScripts.LAST_RELEASE));
         Sql sql = new Sql(db.superuser());
         sql.createQueue("q");
         try (Connection client = db.superuser().getConnection(); Statement st = client.createStatement()) {
@@ -74,7 +70,7 @@ class UpgradeLocksIT {
                 }
             });
             assertEquals("55P03", timedOut.getSQLState(), timedOut.getMessage());
-            assertEquals("0.4.2", sql.one(String.class, "select pgque.version()"), "nothing changed");
+            assertEquals(EngineScripts.LAST_RELEASE, sql.one(String.class, "select pgque.version()"), "nothing changed");
             assertEquals(0, sql.oneLong("select count(*) from pg_attribute where attrelid = 'pgque.queue'::regclass"
                     + " and attname = 'queue_idem_max_ttl'"));
 
@@ -101,19 +97,6 @@ class UpgradeLocksIT {
                 s.execute("rollback");
                 return locks;
             }
-        }
-    }
-
-    private static void run(EmbeddedPg.TestDatabase db, String script) throws SQLException {
-        try (Connection c = db.superuser().getConnection(); Statement s = c.createStatement()) {
-            s.execute(script);
-        }
-    }
-
-    private static String lastRelease() throws IOException {
-        try (InputStream in = UpgradeLocksIT.class.getResourceAsStream("pgque-0.4.2.sql")) {
-            assertNotNull(in);
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 }
