@@ -59,6 +59,11 @@ SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_tick_requested', 'boolean 
 -- of this engine's own (unticked_events, backlog_events) subtract it; PgQ's (ev_new,
 -- pending_events) include it, as there.
 SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_forced_ids', 'bigint NOT NULL DEFAULT 0');
+-- The longest lease a worker may claim on a slot of the queue (claim_slot's ttl,
+-- 57_partition_lease.sql): a slot whose holder died stays with it, and pins rotation, for that
+-- long. set_queue_config(queue, 'lease_max_ttl', ...) changes it.
+SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_lease_max_ttl',
+    $$interval NOT NULL DEFAULT '1 hour' CHECK (queue_lease_max_ttl >= interval '1 second' AND isfinite(queue_lease_max_ttl))$$);
 -- The longest idempotency window a producer may ask for on the queue (send_idem's ttl,
 -- 65_idem.sql): the queue's key space is shared by all its writers, so a claim must not outlive
 -- what the admin allows. set_queue_config(queue, 'idem_max_ttl', ...) changes it.

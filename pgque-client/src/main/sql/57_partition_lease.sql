@@ -13,9 +13,13 @@
 -- last '|' (the rest is the worker's secret), or the whole id when it has none.
 CREATE OR REPLACE FUNCTION pgque.slot_worker_label(i_worker text)
 RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT CASE WHEN position('|' IN i_worker) = 0 THEN i_worker
-                ELSE substr(i_worker, 1, length(i_worker) - position('|' IN reverse(i_worker))) END
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF position('|' IN i_worker) = 0 THEN
+        RETURN i_worker;
+    END IF;
+    RETURN substr(i_worker, 1, length(i_worker) - position('|' IN reverse(i_worker)));
+END
 $$;
 
 -- Internal: whether i_worker holds the lease of slot row i_lease (live or expired): the whole
@@ -23,12 +27,16 @@ $$;
 -- A lease granted before leases had keys is held by its name alone, as then.
 CREATE OR REPLACE FUNCTION pgque.slot_lease_holder(i_lease pgque.partition_slot, i_worker text)
 RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
-    SELECT coalesce(CASE WHEN i_lease.lease_owner IS NULL OR i_worker = '' THEN false
-                         WHEN i_lease.lease_key IS NULL THEN i_lease.lease_owner = i_worker
-                         ELSE i_lease.lease_key = sha256(convert_to(i_worker, 'UTF8'))
-                              AND i_lease.lease_role = session_user END,
-                    false)  -- a NULL worker holds nothing
+LANGUAGE plpgsql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF i_lease.lease_owner IS NULL OR i_worker IS NULL OR i_worker = '' THEN
+        RETURN false;  -- a NULL or empty worker holds nothing
+    END IF;
+    IF i_lease.lease_key IS NULL THEN
+        RETURN i_lease.lease_owner = i_worker;
+    END IF;
+    RETURN i_lease.lease_key = sha256(convert_to(i_worker, 'UTF8')) AND i_lease.lease_role = session_user;
+END
 $$;
 
 -- Takes or renews the lease on one slot. Returns the lease epoch, or NULL when another live
@@ -49,11 +57,20 @@ BEGIN
     IF i_worker IS NULL OR i_worker = '' THEN
         RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
-    IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR i_ttl < interval '1 second' THEN
+    -- Compared as deadlines: an interval that is 1 second by PostgreSQL's rules ('-1 year 360 days
+    -- 1 second') can still end in the past.
+    v_now := clock_timestamp();
+    IF i_ttl IS NULL OR NOT isfinite(i_ttl) OR v_now + i_ttl < v_now + interval '1 second' THEN
         RAISE EXCEPTION 'lease ttl must be >= 1 second, got %', i_ttl USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
-            DETAIL = 'The lease TTL must also be finite.';
+            DETAIL = 'The lease TTL must also be finite, and end in the future.';
     END IF;
     q := pgque.partition_check_names(i_queue, i_consumer);
+    IF v_now + i_ttl > v_now + q.queue_lease_max_ttl THEN
+        RAISE EXCEPTION 'lease ttl % is longer than the lease_max_ttl % of queue %', i_ttl, q.queue_lease_max_ttl, i_queue
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
+                  DETAIL = 'A slot whose holder died stays with it, and holds back rotation for the whole queue, until its lease ends.',
+                  HINT = 'Renew a shorter lease more often, or have an admin raise the queue''s lease_max_ttl (set_queue_config).';
+    END IF;
     v_n := pgque.partition_pinned_n(q, i_consumer);
     PERFORM pgque.slot_check_range(i_slot, v_n, i_consumer, i_queue);
     SELECT * INTO r FROM pgque.partition_slot

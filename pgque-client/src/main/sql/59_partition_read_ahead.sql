@@ -310,6 +310,9 @@ $$;
 -- caller's (renewed) and a resize does not seal the queue before i_to_tick. True when the
 -- slot's open batch is that batch (also when an earlier call opened it and its answer was lost);
 -- false, changing nothing, otherwise: the reader then drops what it read ahead and receives.
+-- The batch id must be one the engine has handed out (read_ahead_window and the queries draw
+-- them): an id not drawn yet would collide with the batch the sequence gives another consumer
+-- next, and an id some other batch has taken makes this call return false.
 CREATE OR REPLACE FUNCTION pgque.open_read_ahead_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_batch_id bigint, i_from_tick bigint, i_to_tick bigint)
 RETURNS boolean
@@ -320,9 +323,14 @@ BEGIN
     IF s.sub_batch IS NOT NULL THEN
         RETURN s.sub_batch = i_batch_id AND s.sub_last_tick = i_from_tick AND s.sub_next_tick = i_to_tick;
     END IF;
+    IF i_batch_id IS NULL OR i_batch_id < 1 OR i_batch_id > pgque.seq_last_value('pgque.batch_id_seq') THEN
+        RAISE EXCEPTION 'batch % was not handed out by the engine; read ahead with read_ahead_window() or a read-ahead query',
+            i_batch_id USING ERRCODE = '22023';
+    END IF;
     IF s.sub_last_tick IS DISTINCT FROM i_from_tick OR i_to_tick IS NULL OR i_to_tick <= i_from_tick
        OR i_to_tick > pgque.hook_batch_end_cap(s.sub_queue, i_consumer)
-       OR NOT EXISTS (SELECT 1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = i_to_tick) THEN
+       OR NOT EXISTS (SELECT 1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = i_to_tick)
+       OR EXISTS (SELECT 1 FROM pgque.subscription WHERE sub_batch = i_batch_id) THEN
         RETURN false;
     END IF;
     UPDATE pgque.subscription

@@ -150,11 +150,12 @@ BEGIN
         ('external_ticker',    'queue_external_ticker',    'boolean'),
         ('disable_insert',     'queue_disable_insert',     'boolean'),
         ('max_retries',        'queue_max_retries',        'int4'),
-        ('idem_max_ttl',       'queue_idem_max_ttl',       'interval')
+        ('idem_max_ttl',       'queue_idem_max_ttl',       'interval'),
+        ('lease_max_ttl',      'queue_lease_max_ttl',      'interval')
     ) AS p(name, col, typ) WHERE p.name = v_param;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'cannot change parameter "%"', x_param_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
-            HINT = 'Allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries, idem_max_ttl.';
+            HINT = 'Allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries, idem_max_ttl, lease_max_ttl.';
     END IF;
     IF x_param_value IS NOT NULL THEN
         BEGIN

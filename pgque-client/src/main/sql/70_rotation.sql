@@ -137,3 +137,49 @@ BEGIN
     RETURN v_ops;
 END
 $$;
+
+-- Internal: why queue i_queue_id's rotation, due by its period, has not happened (for status()),
+-- or NULL when it is not due. Rotation never waits, so each of these only makes it skip the
+-- round, silently; this says which: step 2 not run yet, the slowest consumer still before the
+-- last switch, another session's lock on the table to truncate (a LOCK ... IN ACCESS SHARE MODE
+-- is enough), or a transaction holding the queue's row (a REPEATABLE READ producer, say).
+CREATE OR REPLACE FUNCTION pgque.queue_rotation_blockers(i_queue_id int4)
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue;
+    v_next_name text;
+    v_next regclass;
+    v_reasons text[] := '{}';
+BEGIN
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
+    IF NOT FOUND OR q.queue_switch_time + q.queue_rotation_period >= now() THEN
+        RETURN NULL;
+    END IF;
+    IF q.queue_switch_step2 IS NULL THEN
+        RETURN 'the last switch is not settled yet: maint_rotate_tables_step2() has not run since';
+    END IF;
+    v_reasons := v_reasons || (
+        SELECT array_agg(format('consumer %s (cursor at tick %s) has not read past the last switch', c.co_name, s.sub_last_tick)
+                         ORDER BY s.sub_last_tick, c.co_name)
+          FROM pgque.subscription s
+          JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+          JOIN pgque.tick t ON t.tick_queue = s.sub_queue AND t.tick_id = s.sub_last_tick
+         WHERE s.sub_queue = q.queue_id
+           AND pg_snapshot_xmin(t.tick_snapshot)::text::bigint <= q.queue_switch_step2);
+    v_next_name := pgque.event_table_name(q.queue_id, (q.queue_cur_table + 1) % q.queue_ntables);
+    v_next := v_next_name::regclass;
+    v_reasons := v_reasons || (
+        SELECT array_agg(format('pid %s (role %s) holds %s on %s, in a transaction open since %s',
+                                l.pid, a.usename, l.mode, v_next_name, date_trunc('second', a.xact_start)) ORDER BY l.pid)
+          FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE l.locktype = 'relation' AND l.relation = v_next AND l.granted AND l.pid <> pg_backend_pid());
+    v_reasons := v_reasons || (
+        SELECT array_agg(format('pid %s (role %s) holds the queue''s row in a transaction open since %s',
+                                a.pid, a.usename, date_trunc('second', a.xact_start)))
+          FROM pg_stat_activity a
+         WHERE a.backend_xid = (SELECT xmax FROM pgque.queue WHERE queue_id = q.queue_id)
+           AND a.pid <> pg_backend_pid());
+    RETURN coalesce(array_to_string(v_reasons, '; '), '');
+END
+$$;

@@ -43,6 +43,12 @@ DECLARE
 BEGIN
     SELECT owner_role INTO v_owner FROM pgque.sink_offset_owner WHERE connector = i_connector;
     IF NOT FOUND AND i_claim THEN
+        -- Names are bounded per login, so no writer can fill the table with names it claims.
+        IF (SELECT count(*) FROM pgque.sink_offset_owner WHERE owner_role = session_user) >= 1000 THEN
+            RAISE EXCEPTION 'role % already owns the stored offsets of 1000 connector names; connector % may not claim another',
+                session_user, i_connector USING ERRCODE = '54000',
+                HINT = 'A member of the admin role releases names no connector uses any more (sink_release_connector).';
+        END IF;
         INSERT INTO pgque.sink_offset_owner (connector, owner_role) VALUES (i_connector, session_user)
         ON CONFLICT (connector) DO NOTHING;
         SELECT owner_role INTO v_owner FROM pgque.sink_offset_owner WHERE connector = i_connector;
@@ -198,6 +204,43 @@ BEGIN
     PERFORM pgque.sink_check_owner(i_connector, false);
     DELETE FROM pgque.sink_offset WHERE connector = i_connector;
     GET DIAGNOSTICS v_forgotten = ROW_COUNT;
+    RETURN v_forgotten;
+END
+$$;
+
+-- Gives the stored offsets of connector name i_connector to login role i_role (admin): before a
+-- sink first runs, so that no other writer's first commit takes the name; or from one role to
+-- another. Offsets already stored stay. Returns the role that owned the name before (NULL: none).
+CREATE OR REPLACE FUNCTION pgque.sink_assign_connector(i_connector text, i_role name)
+RETURNS name
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_before name;
+BEGIN
+    PERFORM pgque.sink_check_call(i_connector, NULL, NULL, NULL, NULL, true);
+    IF i_role IS NULL OR NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = i_role) THEN
+        RAISE EXCEPTION 'role % does not exist', coalesce(i_role::text, 'NULL') USING ERRCODE = '42704';
+    END IF;
+    SELECT owner_role INTO v_before FROM pgque.sink_offset_owner WHERE connector = i_connector FOR UPDATE;
+    INSERT INTO pgque.sink_offset_owner (connector, owner_role) VALUES (i_connector, i_role)
+    ON CONFLICT (connector) DO UPDATE SET owner_role = excluded.owner_role, since = now();
+    RETURN v_before;
+END
+$$;
+
+-- Releases connector name i_connector (admin): its stored offsets and its owner go, and the next
+-- writer to commit offsets under the name owns it. For a name squatted by another writer, or one
+-- no connector uses any more. Returns how many stored partitions were forgotten.
+CREATE OR REPLACE FUNCTION pgque.sink_release_connector(i_connector text)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_forgotten int;
+BEGIN
+    PERFORM pgque.sink_check_call(i_connector, NULL, NULL, NULL, NULL, true);
+    DELETE FROM pgque.sink_offset WHERE connector = i_connector;
+    GET DIAGNOSTICS v_forgotten = ROW_COUNT;
+    DELETE FROM pgque.sink_offset_owner WHERE connector = i_connector;
     RETURN v_forgotten;
 END
 $$;

@@ -38,7 +38,11 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_tem
       CROSS JOIN LATERAL (SELECT coalesce(o20.tick_id, first.tick_id) AS tick_id,
                                  coalesce(o20.tick_time, first.tick_time) AS tick_time,
                                  coalesce(o20.tick_event_seq, first.tick_event_seq) AS tick_event_seq) old
-     WHERE i_queue_name IS NULL OR q.queue_name = i_queue_name
+     WHERE q.queue_name = i_queue_name
+        -- Every queue only for those who work with every queue (a writer asks about its own by name).
+        OR (i_queue_name IS NULL AND (pg_has_role(session_user, pgque.role_name('reader'), 'MEMBER')
+                                      OR pg_has_role(session_user, pgque.role_name('ticker'), 'MEMBER')
+                                      OR pg_has_role(session_user, pgque.role_name('admin'), 'MEMBER')))
      ORDER BY q.queue_name
 $$;
 

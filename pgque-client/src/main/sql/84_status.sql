@@ -144,6 +144,19 @@ BEGIN
                    date_trunc('second', ticker_lag), unticked_events, consumers)
        FROM queues ORDER BY queue_name);
 
+    -- A rotation that is due but has not happened: rotation skips a round instead of waiting, so
+    -- what holds it back shows only here.
+    RETURN QUERY
+    SELECT 'rotation ' || q.queue_name,
+           CASE WHEN b.why = '' THEN 'due' ELSE 'blocked' END,
+           CASE WHEN b.why = '' THEN format('due since %s; rotates at the next maint()',
+                                            date_trunc('second', q.queue_switch_time + q.queue_rotation_period))
+                ELSE format('due since %s; %s', date_trunc('second', q.queue_switch_time + q.queue_rotation_period), b.why) END
+      FROM pgque.queue q
+     CROSS JOIN LATERAL (SELECT pgque.queue_rotation_blockers(q.queue_id) AS why) b
+     WHERE b.why IS NOT NULL
+     ORDER BY q.queue_name;
+
     RETURN QUERY
     SELECT 'consumer ' || s.queue_name || '/' || s.consumer_name,
            CASE WHEN s.dead_letters > 0 THEN 'dead letters'

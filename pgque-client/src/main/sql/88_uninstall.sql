@@ -47,8 +47,8 @@ LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
 $$;
 
 -- Internal: the queues that still hold events some consumer has not acked (events in the queue's
--- tables that its cursor's tick does not cover, ticked or not), retry events or dead letters,
--- with what they hold.
+-- tables that its cursor's tick does not cover, ticked or not), events of a queue no consumer
+-- subscribed to, retry events or dead letters, with what they hold.
 CREATE OR REPLACE FUNCTION pgque.uninstall_unconsumed()
 RETURNS TABLE (queue_name text, unconsumed text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -60,6 +60,13 @@ DECLARE
 BEGIN
     FOR q IN SELECT * FROM pgque.queue ORDER BY pgque.queue.queue_name LOOP
         v_parts := '{}';
+        -- Events no consumer has subscribed to are unconsumed too: nobody has read them.
+        IF NOT EXISTS (SELECT 1 FROM pgque.subscription sub WHERE sub.sub_queue = q.queue_id) THEN
+            EXECUTE format('SELECT count(*) FROM %s', pgque.event_table_name(q.queue_id, NULL)) INTO v_count;
+            IF v_count > 0 THEN
+                v_parts := v_parts || format('%s event(s) and no consumer', v_count);
+            END IF;
+        END IF;
         FOR s IN SELECT c.co_name, sub.sub_id, t.tick_snapshot
                    FROM pgque.subscription sub
                    JOIN pgque.consumer c ON c.co_id = sub.sub_consumer

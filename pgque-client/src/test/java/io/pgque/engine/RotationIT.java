@@ -240,6 +240,47 @@ class RotationIT {
         assertEquals(List.of(id), sql.drain(q, "c").stream().map(Msg::msgId).toList());
     }
 
+    /**
+     * Issue 47 item 7: rotation never waits, it skips the round, so a stall is silent unless
+     * status() says what holds it back: here a reader's LOCK ... IN ACCESS SHARE MODE on the table
+     * to truncate, and a REPEATABLE READ producer's transaction holding the queue's row, each in a
+     * session of its own.
+     */
+    @Test
+    void statusSaysWhatHoldsBackADueRotation() throws Exception {
+        String q = "rot_blocked";
+        rotatableQueue(q);
+        long queueId = sql.oneLong("select queue_id from pgque.queue where queue_name = ?", q);
+        String next = "pgque.event_" + queueId + "_" + ((curTable(q) + 1) % 3);
+        try (Connection locker = sql.connect(); Connection producer = sql.connect()) {
+            locker.setAutoCommit(false);
+            try (Statement st = locker.createStatement()) {
+                st.execute("lock table " + next + " in access share mode");
+            }
+            producer.setAutoCommit(false);
+            producer.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            OrderingFanoutIT.sendOn(producer, q, "held");
+            assertTrue(Sql.await(Duration.ofSeconds(10), Duration.ofMillis(50), () -> {
+                sql.rotateSteps(q);
+                return "blocked".equals(rotationStatus(q).get("status"));
+            }), "the rotation falls due and is blocked");
+            String detail = (String) rotationStatus(q).get("detail");
+            assertTrue(detail.contains("holds AccessShareLock on " + next), detail);
+            assertTrue(detail.contains("holds the queue's row"), detail);
+            producer.commit();
+            locker.commit();
+        }
+        sql.tick(q);
+        sql.drain(q, "c");
+        assertTrue(rotatesWithin(q, Duration.ofSeconds(10), "c"), "once both are gone, rotation happens");
+        assertEquals(java.util.Map.of(), rotationStatus(q), "and no rotation row is left");
+    }
+
+    private static java.util.Map<String, Object> rotationStatus(String q) {
+        return sql.rows("select status, detail from pgque.status() where component = ?", "rotation " + q).stream()
+                .findFirst().orElse(java.util.Map.of());
+    }
+
     /** Runs rotation step 1 on {@code c}'s open transaction until it switches (once the period has passed). */
     private static void switchInOpenTransaction(Connection c, String q) throws SQLException {
         int before = curTable(q);

@@ -78,6 +78,8 @@ public final class SourceConfigDef {
     public static final ValueFormat VALUE_FORMAT_DEFAULT = ValueFormat.STRING;
     public static final KafkaPartitioner PARTITIONER_DEFAULT = KafkaPartitioner.KEY;
     public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
+    /** The engine's default lease_max_ttl of a queue: a longer lease is refused. */
+    public static final long LEASE_TTL_MS_MAX = 3_600_000L;
     public static final long POLL_INTERVAL_MS_DEFAULT = 500L;
     public static final boolean BATCH_READ_AHEAD_DEFAULT = true;
     public static final boolean BATCH_SEND_AHEAD_DEFAULT = true;
@@ -197,8 +199,9 @@ public final class SourceConfigDef {
 
     private static void addPollingKeys(ConfigDef def) {
         int order = 0;
-        def.define(LEASE_TTL_MS, Type.LONG, LEASE_TTL_MS_DEFAULT, Range.atLeast(1_000L), Importance.MEDIUM,
-                "Slot lease TTL in milliseconds (at least 1000); a task renews its leases every third of it. "
+        def.define(LEASE_TTL_MS, Type.LONG, LEASE_TTL_MS_DEFAULT, Range.between(1_000L, LEASE_TTL_MS_MAX), Importance.MEDIUM,
+                "Slot lease TTL in milliseconds (1000 to " + LEASE_TTL_MS_MAX + ", and at most the queue's lease_max_ttl, "
+                        + "1 hour unless an admin changed it); a task renews its leases every third of it. "
                         + "A task that stops renewing for this long loses its slots to another task; a crashed "
                         + "task's slots wait up to this long, so it bounds recovery after a worker dies. Shorter "
                         + "means faster takeover, but a task stalled this long (a long GC pause, a slow database) "
