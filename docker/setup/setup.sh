@@ -3,7 +3,8 @@
 #   1. install or upgrade the PgQue engine (the script itself refuses a downgrade)
 #   2. a login role per connector, with only the grants it needs
 #   3. the queues the connectors write to and read from
-#   4. both connectors deployed (or updated) over Connect's REST API, then seen RUNNING
+#   4. the connectors' passwords written where the worker's FileConfigProvider reads them
+#   5. both connectors deployed (or updated) over Connect's REST API, then seen RUNNING
 set -eu
 
 CONFIG=/setup/config
@@ -23,21 +24,35 @@ retry() {
   done
 }
 
-# render FILE DB_USER DB_PASSWORD: the "config" object of FILE, made to run in this stack:
-# - its database connection (every connection.* key) replaced by this stack's PostgreSQL and the
-#   connector's own login, as a sample config points elsewhere;
+# render FILE DB_USER: the "config" object of FILE, made to run in this stack:
+# - its database and login (connection.url, connection.user) replaced by this stack's PostgreSQL
+#   and the connector's own role, as a sample config points elsewhere;
+# - its password left a config provider reference (refused otherwise): the worker resolves it from
+#   the secrets file written below, so no password is stored in the connector's config;
 # - its ${UPPER_CASE} placeholders filled in from the environment (the connector's own templates,
 #   ${topic} or ${header:...}, stay);
 # - a dead letter topic with one replica, as there is one broker (Connect asks for 3).
 render() {
-  jq --arg url "$PGQUE_JDBC_URL" --arg user "$2" --arg password "$3" '.config
-    | with_entries(select(.key | startswith("connection.") | not))
+  jq --arg url "$PGQUE_JDBC_URL" --arg user "$2" '.config
+    | with_entries(select(.key | (startswith("connection.") and . != "connection.password") | not))
+    | if (.["connection.password"] // "${" | startswith("${")) then . else
+        error("connection.password must be a config provider reference such as ${file:...}, not a password") end
     | walk(if type == "string" then
              gsub("\\$\\{(?<v>[A-Z][A-Z0-9_]*)\\}"; $ENV[.v] // error("no value in the environment for ${" + .v + "}"))
            else . end)
-    | . + {"connection.url": $url, "connection.user": $user, "connection.password": $password}
+    | . + {"connection.url": $url, "connection.user": $user}
     | if has("errors.deadletterqueue.topic.name")
       then . + {"errors.deadletterqueue.topic.replication.factor": "1"} else . end' "$1"
+}
+
+# write_secrets: the connectors' passwords, as the properties file their configs' ${file:...}
+# references name (PGQUE_SECRETS_FILE, on a volume the worker mounts read-only). Readable by the
+# worker, which runs as another user than this job. Java properties: a backslash in a password
+# would need doubling.
+write_secrets() {
+  mkdir -p "$(dirname "$PGQUE_SECRETS_FILE")"
+  printf 'sink-password=%s\nsource-password=%s\n' "$SINK_DB_PASSWORD" "$SOURCE_DB_PASSWORD" > "$PGQUE_SECRETS_FILE"
+  chmod 0644 "$PGQUE_SECRETS_FILE"
 }
 
 # queues: the queues the rendered config on stdin names: pgque.queue (a ${topic} template
@@ -64,11 +79,11 @@ running() {
     '.connector.state == "RUNNING" and (.tasks | length > 0) and all(.tasks[]; .state == "RUNNING")' >/dev/null
 }
 
-# deploy FILE DB_USER DB_PASSWORD: creates or updates the connector of config/FILE, then waits
-# until it and its tasks run.
+# deploy FILE DB_USER: creates or updates the connector of config/FILE, then waits until it and
+# its tasks run.
 deploy() {
   name=$(jq -r .name "$CONFIG/$1")
-  render "$CONFIG/$1" "$2" "$3" \
+  render "$CONFIG/$1" "$2" \
     | curl -sS --fail-with-body -o /dev/null -X PUT -H 'Content-Type: application/json' --data @- \
         "$CONNECT_URL/connectors/$name/config" \
     || fail "Connect refused config/$1"
@@ -100,7 +115,7 @@ SQL
 
 # The sink's login may not create queues (that takes pgque_admin): create them here.
 for file in pgque-sink.json pgque-source.json; do
-  for queue in $(render "$CONFIG/$file" - - | queues); do
+  for queue in $(render "$CONFIG/$file" - | queues); do
     case "$queue" in
       *'${'*) fail "config/$file: cannot tell which queues $queue stands for; list the topics in \"topics\"" ;;
     esac
@@ -109,8 +124,11 @@ for file in pgque-sink.json pgque-source.json; do
   done
 done
 
+log "connector passwords into $PGQUE_SECRETS_FILE, for the worker's FileConfigProvider"
+write_secrets
+
 log "waiting for the Connect worker at $CONNECT_URL to list both PgQue plugins"
 retry 90 plugins_listed || fail "the worker at $CONNECT_URL does not list both PgQue plugins"
-deploy pgque-sink.json "$SINK_DB_USER" "$SINK_DB_PASSWORD"
-deploy pgque-source.json "$SOURCE_DB_USER" "$SOURCE_DB_PASSWORD"
+deploy pgque-sink.json "$SINK_DB_USER"
+deploy pgque-source.json "$SOURCE_DB_USER"
 log "both connectors are RUNNING"

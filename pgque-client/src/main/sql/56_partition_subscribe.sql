@@ -136,3 +136,58 @@ BEGIN
     DELETE FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer;
 END
 $$;
+
+-- Moves one slot's cursor to tick i_tick_id (NULL: the queue's newest tick), back to re-read
+-- what the slot delivered since, or forward to skip what it has not. Its open batch, if any, is
+-- abandoned, and its lease cleared: a worker whose lease had run out, still holding the slot's
+-- batch, finds the slot unleased at its next read or ack (PQ005) and claims it again with a new
+-- epoch. Refused (55000) while a live lease is held -- the holder would go on from where it
+-- stood -- and while the consumer is being resized (a slot moved across the seal would break
+-- the drain). Returns the tick the slot now stands at.
+CREATE OR REPLACE FUNCTION pgque.reposition_slot(i_queue text, i_consumer text, i_slot int, i_tick_id bigint)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.partition_check_names(i_queue, i_consumer);
+    v_pc pgque.partition_consumer;
+    r pgque.partition_slot;
+    v_name text;
+    v_tick bigint := i_tick_id;
+BEGIN
+    -- The consumer's row first, as unsubscribe_slot: no resize starts or ends meanwhile.
+    SELECT * INTO v_pc FROM pgque.partition_consumer WHERE queue_id = q.queue_id AND co_name = i_consumer FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'consumer % on queue % is not a partitioned consumer', i_consumer, i_queue
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
+    END IF;
+    IF v_pc.resize_state = 'draining' THEN
+        RAISE EXCEPTION 'cannot reposition slot % of consumer % on queue % while it is being resized from % to % slots',
+            i_slot, i_consumer, i_queue, v_pc.n, v_pc.n_next
+            USING ERRCODE = '55000',
+                  HINT = 'Complete or abort the resize first (pgque.complete_resize(), pgque.abort_resize()).';
+    END IF;
+    PERFORM pgque.slot_check_range(i_slot, v_pc.n, i_consumer, i_queue);
+    SELECT * INTO r FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer AND slot = i_slot FOR UPDATE;
+    v_name := pgque.slot_consumer_name(i_consumer, i_slot, v_pc.n);
+    IF NOT FOUND OR (pgque.sub_lock(q.queue_id, v_name)).sub_id IS NULL THEN
+        RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed', i_slot, i_consumer, i_queue
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
+    END IF;
+    IF r.lease_owner IS NOT NULL AND r.lease_until > clock_timestamp() THEN
+        RAISE EXCEPTION 'cannot reposition slot % of consumer % on queue %: worker % holds its lease until %',
+            i_slot, i_consumer, i_queue, r.lease_owner, r.lease_until
+            USING ERRCODE = '55000',
+                  HINT = 'Stop the reader first (a Kafka Connect source: PUT /connectors/<name>/stop); its leases are released as it stops, or run out after their TTL.';
+    END IF;
+    IF v_tick IS NULL THEN
+        SELECT max(tick_id) INTO v_tick FROM pgque.tick WHERE tick_queue = q.queue_id;
+    END IF;
+    -- Repositions the existing subscription (abandoning its open batch), or raises when the
+    -- tick is gone.
+    PERFORM pgque.sub_register(i_queue, v_name, v_tick);
+    UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL, lease_key = NULL,
+                                    lease_role = NULL
+     WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
+    RETURN v_tick;
+END
+$$;

@@ -74,6 +74,7 @@ BEGIN
     pgque.unsubscribe_partitioned(text, text),
     pgque.subscribe_slot(text, text, int, int),
     pgque.unsubscribe_slot(text, text, int),
+    pgque.reposition_slot(text, text, int, bigint),
     pgque.claim_slot(text, text, int, text, interval),
     pgque.release_slot(text, text, int, text),
     pgque.receive_partitioned(text, text, int, int, text, int),

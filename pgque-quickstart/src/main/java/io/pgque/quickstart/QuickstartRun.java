@@ -10,6 +10,7 @@ import io.pgque.quickstart.connect.ConnectWorker;
 import io.pgque.quickstart.connect.ConnectorConfigFile;
 import io.pgque.quickstart.connect.ConnectorDefinition;
 import io.pgque.quickstart.connect.Placeholders;
+import io.pgque.quickstart.connect.SecretsFile;
 import io.pgque.quickstart.kafka.ConsumerGroupProgress;
 import io.pgque.quickstart.kafka.EmbeddedKafka;
 import io.pgque.quickstart.kafka.Topics;
@@ -105,7 +106,8 @@ final class QuickstartRun implements AutoCloseable {
                 ConnectWorker.start(bootstrapServers, restPort, options.bootstrapServers().isEmpty()));
         ConnectRestClient rest = new ConnectRestClient(worker.restUrl());
 
-        Connectors connectors = readConnectors(configDir, database, bootstrapServers);
+        Connectors connectors = readConnectors(configDir, database, bootstrapServers,
+                SecretsFile.write(dataDir, database.password()));
         prepareDatabase(database, connectors);
         Admin admin = services.add("Kafka admin client", Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -153,14 +155,16 @@ final class QuickstartRun implements AutoCloseable {
         return kafka.bootstrapServers();
     }
 
-    private Connectors readConnectors(Path configDir, Database database, String bootstrapServers) throws IOException {
+    private Connectors readConnectors(Path configDir, Database database, String bootstrapServers, Path secrets)
+            throws IOException {
         Placeholders placeholders = new Placeholders(Map.of(
                 "PGQUE_JDBC_URL", database.jdbcUrl(),
                 // the sink's file writes "jdbc:postgresql://${PGQUE_DB_ADDRESS}": host, port,
                 // database and parameters
                 "PGQUE_DB_ADDRESS", database.address(),
                 "PGQUE_DB_USER", database.user(),
-                "PGQUE_DB_PASSWORD", database.password(),
+                // the files' passwords are ${file:${PGQUE_SECRETS_FILE}:...}, read by the worker
+                "PGQUE_SECRETS_FILE", secrets.toString(),
                 "KAFKA_BOOTSTRAP_SERVERS", bootstrapServers));
         ConnectorDefinition source = ConnectorConfigFile.read(configDir.resolve(ConfigDirectory.SOURCE_FILE), placeholders);
         if (options.slots().isPresent()) {

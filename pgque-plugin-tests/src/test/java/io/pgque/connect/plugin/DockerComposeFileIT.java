@@ -15,8 +15,10 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +27,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,8 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * docker-compose.yml cannot be started where the build runs (no Docker engine), so it is read:
  * the services and images, the ports, that every host path it mounts exists in the repository
- * or in what the build made, and that it agrees with config/connect-distributed.properties and
- * with the connector configs the setup job deploys.
+ * or in what the build made, that it agrees with config/connect-distributed.properties and with
+ * the connector configs the setup job deploys (their passwords through the worker's
+ * FileConfigProvider), and that Prometheus, the postgres exporter and Grafana find what they are
+ * pointed at. What deploy/prometheus and deploy/grafana hold is checked by DeploymentFilesIT; here
+ * only that the files this stack names are there.
  */
 class DockerComposeFileIT {
 
@@ -43,6 +49,7 @@ class DockerComposeFileIT {
 
     private static Path repo;
     private static Map<String, Object> services;
+    private static Map<String, Object> namedVolumes;
     private static Properties worker;
 
     @BeforeAll
@@ -52,6 +59,7 @@ class DockerComposeFileIT {
         try (Reader in = Files.newBufferedReader(repo.resolve("docker-compose.yml"))) {
             Map<String, Object> compose = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
             services = (Map<String, Object>) compose.get("services");
+            namedVolumes = compose.get("volumes") == null ? Map.of() : (Map<String, Object>) compose.get("volumes");
         }
         worker = new Properties();
         try (Reader in = Files.newBufferedReader(repo.resolve("config/connect-distributed.properties"))) {
@@ -61,19 +69,27 @@ class DockerComposeFileIT {
 
     @Test
     void servicesAndImages() {
-        assertEquals(Set.of("kafka", "postgres", "connect", "setup"), services.keySet());
+        assertEquals(Set.of("kafka", "postgres", "connect", "setup", "postgres-exporter", "prometheus", "grafana"),
+                services.keySet());
         assertEquals("apache/kafka:" + Build.kafkaVersion(), service("kafka").get("image"),
                 "the broker runs the Kafka version the connectors are built against");
         assertEquals("apache/kafka:" + Build.kafkaVersion(), service("connect").get("image"));
         assertEquals("postgres:17", service("postgres").get("image"));
         assertEquals("./docker/setup", service("setup").get("build"));
+        assertTrue(String.valueOf(service("prometheus").get("image")).startsWith("prom/prometheus:v3."));
+        assertTrue(String.valueOf(service("postgres-exporter").get("image"))
+                .startsWith("quay.io/prometheuscommunity/postgres-exporter:"));
+        assertTrue(String.valueOf(service("grafana").get("image")).startsWith("grafana/grafana:"));
     }
 
     @Test
     void publishedPorts() {
         assertEquals(List.of("9092:9092"), service("kafka").get("ports"));
         assertEquals(List.of("5432:5432"), service("postgres").get("ports"));
-        assertEquals(List.of("8083:8083"), service("connect").get("ports"));
+        assertEquals(List.of("8083:8083", "9404:9404"), service("connect").get("ports"));
+        assertEquals(List.of("9187:9187"), service("postgres-exporter").get("ports"));
+        assertEquals(List.of("9090:9090"), service("prometheus").get("ports"));
+        assertEquals(List.of("3000:3000"), service("grafana").get("ports"));
         assertEquals("http://0.0.0.0:8083", worker.getProperty("listeners"), "the worker listens where compose publishes");
     }
 
@@ -132,10 +148,10 @@ class DockerComposeFileIT {
             assertTrue(Files.isRegularFile(config), file + " is what setup deploys; it is missing");
             JsonNode connector = JSON.readTree(config.toFile());
             assertFalse(connector.path("name").asText().isBlank(), file + " names its connector");
-            // setup.sh replaces connection.* with the stack's own; every other ${UPPER_CASE}
-            // placeholder needs a value from the environment.
+            // setup.sh replaces connection.url and connection.user with the stack's own; every other
+            // ${UPPER_CASE} placeholder (the password's secrets file too) needs a value from the environment.
             connector.path("config").properties().forEach(entry -> {
-                if (entry.getKey().startsWith("connection.")) {
+                if (entry.getKey().equals("connection.url") || entry.getKey().equals("connection.user")) {
                     return;
                 }
                 Matcher m = PLACEHOLDER.matcher(entry.getValue().asText());
@@ -147,6 +163,99 @@ class DockerComposeFileIT {
         }
     }
 
+    /**
+     * No password in a deployed connector config: each sample names its password in the secrets
+     * file, setup writes that file onto a volume, and the worker mounts it and resolves the
+     * reference with its FileConfigProvider.
+     */
+    @Test
+    void passwordsReachTheWorkerThroughItsFileConfigProvider() throws IOException {
+        assertEquals("file", worker.getProperty("config.providers"));
+        assertEquals("org.apache.kafka.common.config.provider.FileConfigProvider",
+                worker.getProperty("config.providers.file.class"));
+        String secretsFile = String.valueOf(environment("setup").get("PGQUE_SECRETS_FILE"));
+        String secretsDir = secretsFile.substring(0, secretsFile.lastIndexOf('/'));
+        assertEquals("secrets", hostPathMountedAt(service("setup"), secretsDir), "setup writes the file");
+        assertEquals("secrets", hostPathMountedAt(service("connect"), secretsDir), "the worker reads it");
+        assertTrue(namedVolumes.containsKey("secrets"), "a named volume");
+        assertTrue(volumeMountedAt(service("connect"), secretsDir).endsWith(":ro"), "read-only for the worker");
+
+        String script = Files.readString(repo.resolve("docker/setup/setup.sh"));
+        for (String[] sample : new String[][] {{"config/pgque-sink.json", "sink-password"},
+                {"config/pgque-source.json", "source-password"}}) {
+            String password = JSON.readTree(repo.resolve(sample[0]).toFile()).path("config").path("connection.password").asText();
+            assertEquals("${file:${PGQUE_SECRETS_FILE}:" + sample[1] + "}", password, sample[0]);
+            assertTrue(script.contains(sample[1] + "=%s"), "setup.sh writes " + sample[1]);
+        }
+    }
+
+    /**
+     * The monitoring: the worker runs the JMX exporter's agent (as the build made it) with the
+     * rules of deploy/prometheus; Prometheus scrapes it and the postgres exporter and loads the
+     * rule files of deploy/prometheus; Grafana reads its data source and the dashboards of
+     * deploy/grafana.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void prometheusScrapesTheWorkerAndTheDatabaseAndGrafanaShowsTheDashboard() throws IOException {
+        String agent = String.valueOf(environment("connect").get("KAFKA_OPTS"));
+        Matcher javaagent = Pattern.compile("-javaagent:(\\S+)=(\\d+):(\\S+)").matcher(agent);
+        assertTrue(javaagent.matches(), agent);
+        assertTrue(Files.isRegularFile(hostFile(service("connect"), javaagent.group(1))),
+                javaagent.group(1) + ": the exporter agent the build copies into pgque-quickstart/target/jmx-exporter");
+        assertEquals("9404", javaagent.group(2));
+        Path exporterRules = hostFile(service("connect"), javaagent.group(3));
+        assertTrue(Files.isRegularFile(exporterRules), exporterRules + " (the rules of deploy/prometheus)");
+
+        Map<String, Object> prometheus;
+        try (Reader in = Files.newBufferedReader(repo.resolve(hostPathMountedAt(service("prometheus"),
+                "/etc/prometheus/prometheus.yml")))) {
+            prometheus = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+        }
+        Set<String> targets = new TreeSet<>();
+        for (Object job : (List<?>) prometheus.get("scrape_configs")) {
+            for (Object config : (List<?>) ((Map<String, Object>) job).get("static_configs")) {
+                targets.addAll((List<String>) ((Map<String, Object>) config).get("targets"));
+            }
+        }
+        assertEquals(Set.of("connect:9404", "postgres-exporter:9187"), targets);
+        for (Object ruleFiles : (List<?>) prometheus.get("rule_files")) {
+            String glob = String.valueOf(ruleFiles);
+            Path dir = hostFile(service("prometheus"), glob.substring(0, glob.lastIndexOf('/')));
+            assertTrue(Files.isDirectory(dir), glob + " lies in a mounted folder");
+            PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + glob.substring(glob.lastIndexOf('/') + 1));
+            assertFalse(matcher.matches(exporterRules.getFileName()), "the exporter's rules are not alert rules: " + glob);
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path file : files.filter(f -> matcher.matches(f.getFileName())).toList()) {
+                    try (Reader in = Files.newBufferedReader(file)) {
+                        Map<String, Object> rules = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+                        assertTrue(rules.get("groups") instanceof List, file + " matches " + glob + ": a Prometheus rule file");
+                    }
+                }
+            }
+        }
+
+        String queries = String.valueOf(environment("postgres-exporter").get("PG_EXPORTER_EXTEND_QUERY_PATH"));
+        assertEquals("./deploy/prometheus",
+                hostPathMountedAt(service("postgres-exporter"), queries.substring(0, queries.lastIndexOf('/'))),
+                "the exporter reads its PgQue queries from deploy/prometheus");
+        assertTrue(String.valueOf(environment("postgres-exporter").get("DATA_SOURCE_URI")).startsWith("postgres:5432/"));
+
+        Path provisioning = repo.resolve(hostPathMountedAt(service("grafana"), "/etc/grafana/provisioning"));
+        String datasource = Files.readString(provisioning.resolve("datasources/prometheus.yml"));
+        assertTrue(datasource.contains("url: http://prometheus:9090"), datasource);
+        Map<String, Object> dashboards;
+        try (Reader in = Files.newBufferedReader(provisioning.resolve("dashboards/pgque.yml"))) {
+            dashboards = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+        }
+        String path = String.valueOf(((Map<String, Object>) ((Map<String, Object>) ((List<?>) dashboards.get("providers"))
+                .get(0)).get("options")).get("path"));
+        assertEquals("./deploy/grafana", hostPathMountedAt(service("grafana"), path));
+        try (Stream<Path> files = Files.list(repo.resolve("deploy/grafana"))) {
+            assertTrue(files.anyMatch(f -> f.toString().endsWith(".json")), "deploy/grafana holds a dashboard");
+        }
+    }
+
     @Test
     void everyMountedHostPathExists() {
         List<String> missing = new ArrayList<>();
@@ -154,7 +263,11 @@ class DockerComposeFileIT {
         for (String name : services.keySet()) {
             for (Object volume : volumes(service(name))) {
                 String hostPath = String.valueOf(volume).split(":")[0];
-                assertTrue(hostPath.startsWith("./"), name + " mounts " + hostPath + ": only paths inside the repository");
+                if (namedVolumes.containsKey(hostPath)) {
+                    continue;
+                }
+                assertTrue(hostPath.startsWith("./"), name + " mounts " + hostPath
+                        + ": only paths inside the repository, or a volume the file declares");
                 checked.add(hostPath);
                 if (!Files.exists(repo.resolve(hostPath))) {
                     missing.add(name + ": " + hostPath);
@@ -184,12 +297,29 @@ class DockerComposeFileIT {
 
     /** The host side of the volume mounted at {@code containerPath}; fails when none is. */
     private static String hostPathMountedAt(Map<String, Object> service, String containerPath) {
+        return volumeMountedAt(service, containerPath).split(":")[0];
+    }
+
+    /** The volume entry mounted at {@code containerPath}, as written; fails when none is. */
+    private static String volumeMountedAt(Map<String, Object> service, String containerPath) {
         for (Object volume : volumes(service)) {
             String[] parts = String.valueOf(volume).split(":");
             if (parts.length >= 2 && parts[1].equals(containerPath)) {
-                return parts[0];
+                return String.valueOf(volume);
             }
         }
         throw new AssertionError("nothing mounted at " + containerPath + ": " + volumes(service));
+    }
+
+    /** The file of the repository (or of the build) that {@code service} sees at {@code containerPath}. */
+    private static Path hostFile(Map<String, Object> service, String containerPath) {
+        for (Object volume : volumes(service)) {
+            String[] parts = String.valueOf(volume).split(":");
+            if (parts.length >= 2 && parts[0].startsWith("./")
+                    && (containerPath.equals(parts[1]) || containerPath.startsWith(parts[1] + "/"))) {
+                return repo.resolve(parts[0]).resolve(containerPath.substring(parts[1].length()).replaceFirst("^/", ""));
+            }
+        }
+        throw new AssertionError("nothing of the repository is mounted at " + containerPath + ": " + volumes(service));
     }
 }

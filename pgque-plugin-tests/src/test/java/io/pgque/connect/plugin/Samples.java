@@ -41,25 +41,49 @@ final class Samples {
      * user postgres. Fails when another deployment placeholder is left.
      */
     static Map<String, String> connector(String file, String jdbcUrl) {
+        Map<String, String> config = read(file);
+        config.put("connection.url", jdbcUrl);
+        config.put("connection.user", "postgres");
+        config.put("connection.password", "postgres"); // the embedded server trusts local logins
+        config.replaceAll((key, value) -> fill(file, key, value, Map.of()));
+        return config;
+    }
+
+    /**
+     * A sample connector config from config/ (its "name" included) as an operator deploys it: its
+     * deployment placeholders filled in from {@code values}, nothing else changed. Fails on a
+     * placeholder {@code values} lacks.
+     */
+    static Map<String, String> filled(String file, Map<String, String> values) {
+        Map<String, String> config = read(file);
+        config.replaceAll((key, value) -> fill(file, key, value, values));
+        return config;
+    }
+
+    private static Map<String, String> read(String file) {
         try {
             JsonNode sample = JSON.readTree(Build.repoDir().resolve("config").resolve(file).toFile());
             Map<String, String> config = new LinkedHashMap<>();
             config.put("name", sample.path("name").asText());
             sample.path("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
-            config.put("connection.url", jdbcUrl);
-            config.put("connection.user", "postgres");
-            config.put("connection.password", "postgres"); // the embedded server trusts local logins
-            config.forEach((key, value) -> {
-                Matcher placeholder = PLACEHOLDER.matcher(value);
-                if (placeholder.find()) {
-                    throw new AssertionError(file + ": " + key + " has deployment placeholder " + placeholder.group()
-                            + " this test does not fill in");
-                }
-            });
             return config;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static String fill(String file, String key, String value, Map<String, String> values) {
+        Matcher placeholder = PLACEHOLDER.matcher(value);
+        StringBuilder filled = new StringBuilder();
+        while (placeholder.find()) {
+            String name = placeholder.group().substring(2, placeholder.group().length() - 1);
+            if (!values.containsKey(name)) {
+                throw new AssertionError(file + ": " + key + " has deployment placeholder " + placeholder.group()
+                        + " this test does not fill in");
+            }
+            placeholder.appendReplacement(filled, Matcher.quoteReplacement(values.get(name)));
+        }
+        return placeholder.appendTail(filled).toString();
     }
 
     /**
@@ -68,6 +92,11 @@ final class Samples {
      * connectors.
      */
     static EmbeddedConnectCluster startWorkerWithBothPlugins(String name) throws IOException {
+        return startWorkerWithBothPlugins(name, Map.of());
+    }
+
+    /** As {@link #startWorkerWithBothPlugins(String)}, with more worker settings. */
+    static EmbeddedConnectCluster startWorkerWithBothPlugins(String name, Map<String, String> worker) throws IOException {
         Path pluginPath = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), name + "-plugins-");
         for (PluginArchive archive : PluginArchive.both()) {
             archive.unpackInto(pluginPath);
@@ -76,6 +105,7 @@ final class Samples {
                 .worker("plugin.path", pluginPath.toString())
                 .worker("plugin.discovery", "service_load")
                 .flushOffsetsEvery(Duration.ofSeconds(1))
+                .worker(worker)
                 .start();
     }
 

@@ -64,6 +64,9 @@ public final class ConnectWorker implements AutoCloseable {
         p.put("offset.flush.interval.ms", "250");
         // a lone worker that restarts after a crash must not wait minutes for its old self
         p.put("scheduled.rebalance.max.delay.ms", "0");
+        // the connector files name their passwords as ${file:<file>:<key>} references
+        p.put("config.providers", "file");
+        p.put("config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider");
         return p;
     }
 

@@ -22,7 +22,7 @@ class ConnectorConfigFileTest {
             "PGQUE_JDBC_URL", "jdbc:postgresql://localhost:1/postgres",
             "PGQUE_DB_ADDRESS", "localhost:1/postgres",
             "PGQUE_DB_USER", "postgres",
-            "PGQUE_DB_PASSWORD", "",
+            "PGQUE_SECRETS_FILE", "/run/secrets/pgque.properties",
             "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"));
 
     /** The key names every user, doc and test relies on (CONNECTORS.md, "Configuration contract"). */

@@ -9,12 +9,15 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,5 +70,34 @@ class WriteAheadFailureIT {
         assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(5))),
                 "the worker counts 0..4 as delivered, but none of them is written");
         assertSame(failure, assertThrows(ConnectException.class, () -> task.put(records(5, 6))), "and it stays failed");
+    }
+
+    /**
+     * A write that waits on PostgreSQL (here: on a lock another session holds) makes the next put
+     * hand its records back after the fixed wait, with a message that says the wait is fixed and
+     * which settings bound the write itself.
+     */
+    @Test
+    void aWriteStillWaitingHandsTheNextPutBackAfterTheFixedWait() throws Exception {
+        try (Connection locker = db.superuser().getConnection(); Statement s = locker.createStatement()) {
+            s.execute("select pgque.create_queue('held')");
+            PgQueSinkTask task = new PgQueSinkTask();
+            task.initialize(new RecordingContext(true));
+            task.start(Fixtures.props("connection.url", db.jdbcUrl(), "connection.user", null, "connection.password", null,
+                    "pgque.queue", "held", "pgque.payload.format", "string"));
+            started.add(task);
+            locker.setAutoCommit(false);
+            s.execute("lock table pgque.queue in access exclusive mode");
+            try {
+                task.put(records(0, 3));   // its write now waits for the lock
+                RetriableException handedBack = assertThrows(RetriableException.class, () -> task.put(records(3, 5)));
+                String message = handedBack.getMessage();
+                assertTrue(message.contains("after 2000 ms, the longest a put waits for it (a fixed bound)")
+                        && message.contains("delivers these 2 records again in 2000 ms")
+                        && message.contains("connection.lock.timeout.ms"), message);
+            } finally {
+                locker.rollback();
+            }
+        }
     }
 }

@@ -44,6 +44,9 @@ public class PgQueSourceConnector extends SourceConnector {
     static final Supplier<String> VERSION = BuildVersion.lazily(PgQueSourceConnector.class, "version.properties");
     private static final Logger log = LoggerFactory.getLogger(PgQueSourceConnector.class);
 
+    /** Where an operator reads how to move a consumer by hand. */
+    private static final String RUNBOOK = "docs/source.md#rewind-or-skip-a-slot";
+
     private Map<String, String> props;
     private SourceConfig config;
 
@@ -112,10 +115,11 @@ public class PgQueSourceConnector extends SourceConnector {
     }
 
     /**
-     * Connect stores the offsets itself (they live in its offsets topic); the connector only
-     * refuses what it would never read: any offset set while it runs at-least-once (it resumes
-     * from its consumer in PgQue), and partitions or offsets not of its form. Resetting a slot's offset (null) is always safe: in
-     * exactly-once mode the slot's next re-issued batch is then sent whole, so at worst some
+     * Connect stores the offsets itself (they live in its offsets topic); the connector refuses
+     * what would never be read: every request while it runs at-least-once (it resumes from its
+     * consumer in PgQue; the refusal names the engine call that moves the consumer instead), and
+     * partitions or offsets not of its form. In exactly-once mode, resetting a slot's offset
+     * (null) is always safe: the slot's next re-issued batch is then sent whole, so at worst some
      * events reach Kafka twice. Setting one is a promise that Kafka holds the batch up to that
      * event: a new owner of the slot skips what it covers.
      */
@@ -123,7 +127,12 @@ public class PgQueSourceConnector extends SourceConnector {
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
         SourceConfig parsed = new SourceConfig(connectorConfig);
         if (parsed.deliveryGuarantee() != DeliveryGuarantee.EXACTLY_ONCE) {
-            OffsetRequest.checkAtLeastOnce(EngineConfigDef.DELIVERY_GUARANTEE, offsets);
+            OffsetRequest.refuseAtLeastOnce(EngineConfigDef.DELIVERY_GUARANTEE, OffsetRequest.isReset(offsets),
+                    parsed.mode() == SourceMode.COOPERATIVE
+                            ? "select pgque.register_consumer_at('" + parsed.queue() + "', '" + parsed.consumer()
+                                    + "', <tick id>) (" + RUNBOOK + ")"
+                            : "select pgque.reposition_slot('" + parsed.queue() + "', '" + parsed.consumer()
+                                    + "', <slot>, <tick id, or null for the newest>) for each slot (" + RUNBOOK + ")");
         }
         if (parsed.mode() == SourceMode.COOPERATIVE) {
             OffsetRequest.checkCooperative(parsed.queue(), parsed.consumer(), offsets);

@@ -332,28 +332,48 @@ class SourceConnectorIT {
 
     /**
      * (f) Connect's offsets REST API on an at-least-once connector, which resumes from its
-     * consumer in PgQue: setting an offset is refused with what to do instead (it would be stored
-     * and never read), resetting is accepted. The exactly-once side: SourceExactlyOnceIT.
+     * consumer in PgQue: neither a PATCH nor a DELETE would change anything, so both are refused
+     * with a 4xx (never "reset successfully", never a 500) that names the engine call to use;
+     * that call, made as the message says, does rewind the slot. The exactly-once side:
+     * SourceExactlyOnceIT.
      */
     @Test
-    void anAtLeastOnceConnectorRefusesOffsetsItWouldNeverRead() throws Exception {
+    void anAtLeastOnceConnectorRefusesOffsetRequestsAndNamesTheCallThatRewindsASlot() throws Exception {
         String name = "offsets-src";
         String queue = "offsets";
         pg.createQueue(queue);
         connect.kafka().createTopic(queue, 1);
-        connect.configureConnector(name, fixture.connectorConfig(name, queue, 2, 1));
+        Map<String, String> config = fixture.connectorConfig(name, queue, 1, 1);
+        config.put("pgque.ticker.enabled", "true");
+        connect.configureConnector(name, config);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "source did not start");
+        long start = pg.queryLong("select max(tick_id) from pgque.tick t join pgque.queue q on q.queue_id = t.tick_queue "
+                + "where q.queue_name = '" + queue + "'");
+        pg.send(queue, List.of(Event.of("e", "first").withPartitionKey("k")));
+        assertEquals(1, readByKey(queue, 1).size());
+        fixture.awaitSlotsCaughtUp(queue, name, 1);
         connect.stopConnector(name);
         connect.assertions().assertConnectorIsStopped(name, "stopped for offset changes");
 
-        ConnectRestException refused = assertThrows(ConnectRestException.class, () -> connect.alterConnectorOffsets(
-                name, ConnectFixture.offsetsRequest(SourceOffsets.partition(queue, name, 1), SourceOffsets.offset(7, 70))));
-        assertTrue(refused.getMessage().contains("runs at-least-once (pgque.delivery.guarantee=at_least_once)")
-                && refused.getMessage().contains("never read") && refused.getMessage().contains("exactly_once"),
-                refused.getMessage());
+        ConnectRestException altered = assertThrows(ConnectRestException.class, () -> connect.alterConnectorOffsets(
+                name, ConnectFixture.offsetsRequest(SourceOffsets.partition(queue, name, 0), SourceOffsets.offset(7, 70))));
+        assertEquals(409, altered.statusCode(), altered.getMessage());
+        assertTrue(altered.getMessage().contains("Refusing to alter the offsets")
+                && altered.getMessage().contains("select pgque.reposition_slot('offsets', 'offsets-src', <slot>"),
+                altered.getMessage());
+        ConnectRestException reset = assertThrows(ConnectRestException.class, () -> connect.resetConnectorOffsets(name));
+        assertEquals(409, reset.statusCode(), reset.getMessage());
+        assertTrue(reset.getMessage().contains("Refusing to reset the offsets")
+                && reset.getMessage().contains("(docs/source.md#rewind-or-skip-a-slot)"), reset.getMessage());
+        fixture.awaitStoredOffsets(name, "the stored offset of slot 0, untouched", stored -> stored.size() == 1);
 
-        connect.resetConnectorOffsets(name);
-        fixture.awaitStoredOffsets(name, "no offsets after the reset", List::isEmpty);
+        // The runbook: with the connector stopped, its leases are released; move the slot back.
+        QueueFixture.await("the stopped task's lease released", DELIVERY_TIMEOUT, () -> pg.queryLong(
+                "select count(*) from pgque.partition_slot_status where queue_name = '" + queue
+                        + "' and lease_owner is not null") == 0);
+        assertEquals(start, pg.queryLong("select pgque.reposition_slot('" + queue + "', '" + name + "', 0, " + start + ")"));
+        connect.resumeConnector(name);
+        QueueFixture.await("the event read again after the rewind", DELIVERY_TIMEOUT, () -> fixture.recordCount(queue) == 2);
         connect.deleteConnector(name);
     }
 

@@ -12,6 +12,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code connection.*} keys both connectors accept: where the database is, who to log in as,
@@ -72,10 +73,12 @@ public final class ConnectionConfigDef {
                         + "It must not contain a password; use " + PASSWORD + ".",
                 GROUP, ++order, Width.LONG, "JDBC URL");
         def.define(USER, Type.STRING, "", Importance.HIGH,
-                "Database user. Empty leaves it to the URL's user parameter.",
+                "Database user. Empty leaves it to the URL's user parameter; a URL whose user parameter names "
+                        + "another role is refused, since the driver would log in as the URL's.",
                 GROUP, ++order, Width.MEDIUM, "User");
         def.define(PASSWORD, Type.PASSWORD, null, Importance.HIGH,
-                "Database password. Kept out of logs, error messages and the REST API.",
+                "Database password. Kept out of logs and error messages; Connect's REST API returns a connector's "
+                        + "config as it was sent, so give it through a config provider (${file:...}, ${env:...}).",
                 GROUP, ++order, Width.MEDIUM, "Password");
         def.define(POOL_SIZE, Type.INT, POOL_SIZE_DEFAULT, Range.between(1, 64), Importance.MEDIUM,
                 "Maximum number of database connections each task keeps open.",
@@ -154,14 +157,30 @@ public final class ConnectionConfigDef {
      * @param parsed key → value as {@code ConfigDef} parses them
      */
     public static Map<String, String> problems(Map<String, ?> parsed) {
+        return problems(parsed, Set.of());
+    }
+
+    /**
+     * As {@link #problems(Map)}, skipping each rule that involves a key of {@code invalid}: the
+     * user sees the key's own error, not its echoes.
+     */
+    public static Map<String, String> problems(Map<String, ?> parsed, Set<String> invalid) {
         Map<String, String> problems = new LinkedHashMap<>();
-        if (parsed.get(SOCKET_TIMEOUT_MS) instanceof Long socket && parsed.get(STATEMENT_TIMEOUT_MS) instanceof Long statement
+        if (!invalid.contains(SOCKET_TIMEOUT_MS) && !invalid.contains(STATEMENT_TIMEOUT_MS)
+                && parsed.get(SOCKET_TIMEOUT_MS) instanceof Long socket && parsed.get(STATEMENT_TIMEOUT_MS) instanceof Long statement
                 && statement > 0 && socket < statement + SOCKET_OVER_STATEMENT_MS) {
             problems.put(SOCKET_TIMEOUT_MS, SOCKET_TIMEOUT_MS + "=" + socket + " must be at least "
                     + SOCKET_OVER_STATEMENT_MS + " ms more than " + STATEMENT_TIMEOUT_MS + "=" + statement
                     + ", so that the server cancels a slow statement before the client drops the connection: "
                     + "raise it to " + (statement + SOCKET_OVER_STATEMENT_MS) + " or more (at most " + TIMEOUT_MS_MAX
                     + "), or lower " + STATEMENT_TIMEOUT_MS);
+        }
+        if (!invalid.contains(URL) && !invalid.contains(USER)
+                && parsed.get(URL) instanceof String url && parsed.get(USER) instanceof String user) {
+            String problem = JdbcUrlValidator.userConflict(url.trim(), user.trim());
+            if (problem != null) {
+                problems.put(USER, problem);
+            }
         }
         return problems;
     }

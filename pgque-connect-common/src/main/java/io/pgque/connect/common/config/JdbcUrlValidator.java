@@ -46,6 +46,26 @@ public final class JdbcUrlValidator implements ConfigDef.Validator {
         }
     }
 
+    /**
+     * Why {@code url} and {@code user} (the connection.user value) do not go together, or null
+     * when they do: the driver lets a user parameter in the URL override the user it is given, so
+     * a URL naming one role and connection.user another would log in as the URL's, silently.
+     * Empty {@code user} leaves the login to the URL.
+     */
+    static String userConflict(String url, String user) {
+        if (user.isEmpty()) {
+            return null;
+        }
+        Properties parsed = Driver.parseURL(url, new Properties());
+        String urlUser = parsed == null ? null : parsed.getProperty("user");
+        if (urlUser == null || urlUser.equals(user)) {
+            return null;
+        }
+        return ConnectionConfigDef.USER + "=" + user + " and the user parameter of " + ConnectionConfigDef.URL
+                + " (" + urlUser + ") name different roles; the driver would log in as " + urlUser + ". Remove the user "
+                + "parameter from " + ConnectionConfigDef.URL + ", or leave " + ConnectionConfigDef.USER + " empty";
+    }
+
     @Override
     public String toString() {
         return PREFIX + "... (no password parameter)";

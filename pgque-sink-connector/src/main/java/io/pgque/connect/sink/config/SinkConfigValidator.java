@@ -202,9 +202,7 @@ public final class SinkConfigValidator {
     }
 
     private void connectionRules() {
-        if (valid(ConnectionConfigDef.SOCKET_TIMEOUT_MS, ConnectionConfigDef.STATEMENT_TIMEOUT_MS)) {
-            ConnectionConfigDef.problems(parsed).forEach(this::error);
-        }
+        ConnectionConfigDef.problems(parsed, invalidKeys).forEach(this::error);
     }
 
     private boolean valid(String... keys) {

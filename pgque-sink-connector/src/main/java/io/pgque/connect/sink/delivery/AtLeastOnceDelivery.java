@@ -82,9 +82,7 @@ public final class AtLeastOnceDelivery implements Delivery {
             // Nothing of this put is taken yet: the worker keeps these records and, after this
             // long (during which it can stop the task), puts them again.
             context.timeout(WRITE_WAIT.toMillis());
-            throw new RetriableException("The previous write has waited for PostgreSQL for more than "
-                    + WRITE_WAIT.toMillis() + " ms (see connection.socket.timeout.ms); the worker will deliver "
-                    + records.size() + " records again");
+            throw Delivery.writeStillRunning(records.size());
         }
         // The worker applied the seeks asked for at the last put before delivering these.
         sought.clear();

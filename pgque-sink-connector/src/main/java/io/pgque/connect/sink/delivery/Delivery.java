@@ -6,6 +6,7 @@ package io.pgque.connect.sink.delivery;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import java.time.Duration;
@@ -46,6 +47,19 @@ public interface Delivery {
      * nothing before.
      */
     Duration WRITE_WAIT = Duration.ofSeconds(2);
+
+    /**
+     * What put throws when the previous put's write is still running after {@link #WRITE_WAIT}:
+     * nothing of the put is taken, and the worker (told to wait as long) delivers its records
+     * again. The wait is fixed; the write itself is bounded by the connection settings it names.
+     */
+    static RetriableException writeStillRunning(int records) {
+        return new RetriableException("The previous put's write is still waiting for PostgreSQL after "
+                + WRITE_WAIT.toMillis() + " ms, the longest a put waits for it (a fixed bound); the worker delivers these "
+                + records + " records again in " + WRITE_WAIT.toMillis() + " ms. The write goes on until PostgreSQL "
+                + "answers or a bound of its own ends it: connection.statement.timeout.ms or connection.lock.timeout.ms "
+                + "(the server), connection.socket.timeout.ms (no answer at all), then pgque.retry.max retries");
+    }
 
     /** How long stop waits for the writer thread; what is still running ends when the pool closes. */
     Duration STOP_GRACE = Duration.ofSeconds(1);

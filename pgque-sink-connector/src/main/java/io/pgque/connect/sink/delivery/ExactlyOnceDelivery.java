@@ -140,9 +140,7 @@ public final class ExactlyOnceDelivery implements Delivery {
             // Nothing of this put is taken yet: the worker keeps these records and, after this
             // long (during which it can stop the task), puts them again.
             context.timeout(WRITE_WAIT.toMillis());
-            throw new RetriableException("The previous write has waited for PostgreSQL for more than "
-                    + WRITE_WAIT.toMillis() + " ms (see connection.socket.timeout.ms); the worker will deliver "
-                    + records.size() + " records again");
+            throw Delivery.writeStillRunning(records.size());
         }
         // Converted while the previous put's write is still running; what is fresh is known
         // only once it has committed.

@@ -21,7 +21,11 @@ import java.util.Properties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-/** The shipped example configurations stay valid as the configuration evolves. */
+/**
+ * The shipped example configurations stay valid as the configuration evolves, and hold no
+ * password: Connect's REST API returns a connector's config as it was sent, so the samples name
+ * theirs as a config provider reference.
+ */
 class ExampleConfigsTest {
 
     private static final Path DIR = Path.of("..", "config");
@@ -29,7 +33,8 @@ class ExampleConfigsTest {
     private static final Map<String, String> PLACEHOLDERS = Map.of(
             "${PGQUE_DB_ADDRESS}", "db.example:5432/app",
             "${PGQUE_DB_USER}", "kafka_sink",
-            "${PGQUE_DB_PASSWORD}", "secret");
+            "${PGQUE_SECRETS_FILE}", "/etc/pgque/secrets.properties");
+    private static final String PASSWORD_REFERENCE = "${file:${PGQUE_SECRETS_FILE}:sink-password}";
 
     private static Map<String, String> filled(Map<String, String> props) {
         Map<String, String> filled = new HashMap<>();
@@ -49,7 +54,13 @@ class ExampleConfigsTest {
         Map<String, String> props = new HashMap<>();
         root.get("config").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
         assertEquals("io.pgque.connect.sink.PgQueSinkConnector", props.get("connector.class"));
+        assertNoPassword(props);
         new PgQueSinkConfig(filled(props));
+    }
+
+    private static void assertNoPassword(Map<String, String> props) {
+        assertEquals(PASSWORD_REFERENCE, props.get("connection.password"), "no password, a reference to one");
+        assertFalse(props.containsKey("connection.ssl.key.password"), "no key password either");
     }
 
     /**
@@ -85,6 +96,7 @@ class ExampleConfigsTest {
         Map<String, String> props = new HashMap<>();
         properties.stringPropertyNames().forEach(name -> props.put(name, properties.getProperty(name)));
         assertEquals("io.pgque.connect.sink.PgQueSinkConnector", props.get("connector.class"));
+        assertNoPassword(props);
         new PgQueSinkConfig(filled(props));
     }
 }

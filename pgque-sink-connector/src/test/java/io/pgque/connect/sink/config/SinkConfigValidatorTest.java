@@ -77,6 +77,16 @@ class SinkConfigValidatorTest {
         assertEquals(Map.of(), errors("connection.statement.timeout.ms", "45000", "connection.socket.timeout.ms", "46000"));
     }
 
+    /** The driver lets the URL's user win; validate says so under connection.user instead of logging in as someone else. */
+    @Test
+    void aUserInTheUrlMustNotContradictConnectionUser() {
+        String url = "jdbc:postgresql://db.example:5432/app?user=app_owner";
+        assertOnlyError(errors("connection.url", url, "connection.user", "kafka_sink"), "connection.user",
+                "connection.user=kafka_sink and the user parameter of connection.url (app_owner) name different roles");
+        assertEquals(Map.of(), errors("connection.url", url, "connection.user", ""), "the URL alone may name the user");
+        assertEquals(Map.of(), errors("connection.url", url, "connection.user", "app_owner"), "the same role twice");
+    }
+
     @Test
     void dedupKeyNeedsAWindow() {
         assertOnlyError(errors("pgque.dedup.key", "${key}"), "pgque.dedup.ttl.ms",

@@ -4,11 +4,13 @@
  */
 package io.pgque.connect.source.offsets;
 
+import org.apache.kafka.connect.errors.AlreadyExistsException;
 import org.apache.kafka.connect.errors.ConnectException;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -51,28 +53,28 @@ public final class OffsetRequest {
 
     /**
      * An at-least-once connector resumes from its consumer's position in PgQue and never reads
-     * Connect's offsets: setting one would be stored and then ignored, so it is refused with what
-     * to do instead. Resetting (null offsets, {@code DELETE}) is accepted: it changes nothing now,
-     * and keeps a later switch to exactly-once from reading stale offsets.
+     * Connect's offsets: an offset set or reset there would be stored, reported as done, and
+     * change nothing. So every such request is refused, with the engine call that does move the
+     * consumer. The refusal is Connect's {@link AlreadyExistsException}, the one exception of
+     * the connector API its REST layer answers with a 4xx (409 Conflict, the request conflicting
+     * with the connector's mode) rather than a 500.
      *
      * @param guaranteeKey the key that selects the delivery guarantee, named in the message
-     * @throws ConnectException when any offset is set rather than reset
+     * @param reset        whether every offset of the request is null (a reset)
+     * @param howToMove    the SQL call that moves the consumer instead, with the runbook
+     * @throws AlreadyExistsException always
      */
-    public static void checkAtLeastOnce(String guaranteeKey, Map<Map<String, ?>, Map<String, ?>> offsets) {
-        List<String> set = new ArrayList<>();
-        offsets.forEach((partition, offset) -> {
-            if (offset != null) {
-                set.add(partition + " -> " + offset);
-            }
-        });
-        if (!set.isEmpty()) {
-            throw new ConnectException("Refusing the offsets request: the connector runs at-least-once ("
-                    + guaranteeKey + "=at_least_once) and resumes from its consumer's position in PgQue, never from "
-                    + "Connect's offsets, so " + String.join("; ", set) + " would be stored and never read. Resetting "
-                    + "(DELETE /connectors/NAME/offsets, or null offsets) is accepted. To skip events, move the "
-                    + "consumer in PgQue while the connector is stopped (docs/source.md, offsets); to have Connect's "
-                    + "offsets read, run the connector with " + guaranteeKey + "=exactly_once");
-        }
+    public static void refuseAtLeastOnce(String guaranteeKey, boolean reset, String howToMove) {
+        throw new AlreadyExistsException("Refusing to " + (reset ? "reset" : "alter") + " the offsets: the connector "
+                + "runs at-least-once (" + guaranteeKey + "=at_least_once) and resumes from its consumer's position in "
+                + "PgQue, never from Connect's offsets, so the request would change nothing. To read events again or "
+                + "skip them, move the consumer in PgQue while the connector is stopped: " + howToMove
+                + ". Connect's offsets are read only with " + guaranteeKey + "=exactly_once");
+    }
+
+    /** True when the request only forgets offsets: a {@code DELETE}, or a {@code PATCH} of nulls. */
+    public static boolean isReset(Map<Map<String, ?>, Map<String, ?>> offsets) {
+        return offsets.values().stream().allMatch(Objects::isNull);
     }
 
     private static void check(Map<Map<String, ?>, Map<String, ?>> offsets,

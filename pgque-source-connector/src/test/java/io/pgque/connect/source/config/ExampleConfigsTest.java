@@ -19,20 +19,23 @@ import java.util.Map;
 import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The example connector files in {@code config/} are what users copy first, so they must stay
  * valid: every key one of ours or Connect's, every value accepted, the connection values left as
- * placeholders (never a real address or password).
+ * placeholders (never a real address), and the password a config provider reference (never a
+ * password: Connect's REST API returns a connector's config as it was sent).
  */
 class ExampleConfigsTest {
 
     private static final Path CONFIG = Path.of("..", "config");
     private static final Map<String, String> PLACEHOLDERS = Map.of(
             "${PGQUE_JDBC_URL}", "jdbc:postgresql://db.example:5432/app",
-            "${PGQUE_DB_USER}", "kafka_source",
-            "${PGQUE_DB_PASSWORD}", "secret");
+            "${PGQUE_DB_USER}", "kafka_source");
+    /** A reference a worker's FileConfigProvider resolves; the file's path is the deployment's. */
+    private static final String PASSWORD_REFERENCE = "${file:${PGQUE_SECRETS_FILE}:source-password}";
 
     @Test
     void restFileIsAValidConnectorDefinition() throws IOException {
@@ -76,6 +79,8 @@ class ExampleConfigsTest {
         for (Map.Entry<String, String> placeholder : PLACEHOLDERS.entrySet()) {
             assertTrue(config.containsValue(placeholder.getKey()), "uses the placeholder " + placeholder.getKey());
         }
+        assertEquals(PASSWORD_REFERENCE, config.get("connection.password"), "no password, a reference to one");
+        assertFalse(config.containsKey("connection.ssl.key.password"), "no key password either");
         Map<String, String> filled = new HashMap<>();
         config.forEach((k, v) -> filled.put(k, PLACEHOLDERS.getOrDefault(v, v)));
 

@@ -214,6 +214,16 @@ class SourceConfigTest {
     }
 
     @Test
+    void aUserInTheUrlMustNotContradictConnectionUser() {
+        Map<String, String> props = with("connection.url", "jdbc:postgresql://db.example:5432/app?ssl=true&user=app_owner");
+        props.put("connection.user", "kafka_source");
+        String message = rules(props, null).get("connection.user").get(0);
+        assertTrue(message.contains("the driver would log in as app_owner") && message.contains("connection.url"), message);
+        props.put("connection.user", "app_owner");
+        assertTrue(rules(props, null).isEmpty());
+    }
+
+    @Test
     void slotPartitioningNeedsThePartitionCount() {
         Map<String, String> props = with("pgque.kafka.partitioner", "slot");
         assertTrue(rules(props, null).containsKey("pgque.kafka.partitions"));

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.source.offsets;
 
+import org.apache.kafka.connect.errors.AlreadyExistsException;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,17 +38,25 @@ class OffsetRequestTest {
                 .getMessage();
     }
 
+    /** Neither a set nor a reset would be read back, so both are refused, as a 4xx of Connect's REST API. */
     @Test
-    void anAtLeastOnceConnectorRefusesAnyOffsetSetButAcceptsResets() {
+    void anAtLeastOnceConnectorRefusesSetsAndResetsNamingTheCallThatMovesTheConsumer() {
         Map<Map<String, ?>, Map<String, ?>> set = new HashMap<>();
         set.put(partition("orders", "to-kafka", 1), offset(7L, 70L));
-        String message = assertThrows(ConnectException.class,
-                () -> OffsetRequest.checkAtLeastOnce("pgque.delivery.guarantee", set)).getMessage();
-        assertTrue(message.contains("pgque.delivery.guarantee=at_least_once") && message.contains("never read")
-                && message.contains("pgque.delivery.guarantee=exactly_once"), message);
         Map<Map<String, ?>, Map<String, ?>> reset = new HashMap<>();
         reset.put(partition("orders", "to-kafka", 1), null);
-        OffsetRequest.checkAtLeastOnce("pgque.delivery.guarantee", reset);
+        assertFalse(OffsetRequest.isReset(set));
+        assertTrue(OffsetRequest.isReset(reset));
+        assertTrue(OffsetRequest.isReset(Map.of()), "a DELETE with no stored offset");
+
+        String message = assertThrows(AlreadyExistsException.class, () -> OffsetRequest.refuseAtLeastOnce(
+                "pgque.delivery.guarantee", false, "select pgque.reposition_slot(...)")).getMessage();
+        assertTrue(message.startsWith("Refusing to alter the offsets") && message.contains("pgque.delivery.guarantee=at_least_once")
+                && message.contains("would change nothing") && message.contains("select pgque.reposition_slot(...)")
+                && message.contains("pgque.delivery.guarantee=exactly_once"), message);
+        message = assertThrows(AlreadyExistsException.class, () -> OffsetRequest.refuseAtLeastOnce(
+                "pgque.delivery.guarantee", true, "x")).getMessage();
+        assertTrue(message.startsWith("Refusing to reset the offsets"), message);
     }
 
     @Test
