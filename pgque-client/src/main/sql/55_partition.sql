@@ -48,6 +48,11 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     PRIMARY KEY (queue_id, co_name, slot),
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
+-- Since when the slot's lease stands as it is: when its holder took it over (claim_slot), or when
+-- the last holder gave it back (release_slot); a new slot row, since its creation. Monitoring reads
+-- how long a slot has had a holder, or none (84_status.sql). Rows of an engine from before it start
+-- at the upgrade.
+ALTER TABLE pgque.partition_slot ADD COLUMN IF NOT EXISTS lease_since timestamptz NOT NULL DEFAULT clock_timestamp();
 
 -- The subscription name of slot i_slot of i_n. The numbers are cast to text first: text || int
 -- is only STABLE, and an IMMUTABLE function whose body is not immutable is never inlined (it was

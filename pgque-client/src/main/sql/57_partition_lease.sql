@@ -51,7 +51,8 @@ BEGIN
     END IF;
     IF r.lease_owner IS NULL OR r.lease_until <= v_now THEN
         UPDATE pgque.partition_slot
-           SET lease_owner = i_worker, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1
+           SET lease_owner = i_worker, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1,
+               lease_since = v_now
          WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
         RETURN r.epoch + 1;
     END IF;
@@ -85,7 +86,7 @@ BEGIN
         RAISE EXCEPTION 'cannot release slot % of consumer % while batch % is open; ack the batch first',
             i_slot, i_consumer, v_batch USING ERRCODE = '55000';
     END IF;
-    UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL
+    UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL, lease_since = clock_timestamp()
      WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
     RETURN true;
 END
