@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Assumptions;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The Prometheus programs the monitoring tests run, from Debian's packages {@code prometheus}
@@ -22,6 +24,8 @@ public final class MonitoringTools {
     private static final Path BIN = Path.of(System.getProperty("pgque.prometheus.bin", "/usr/bin"));
     private static final String REQUIREMENT = "pgque.test.prometheus";
     private static final String REQUIREMENT_ENV = "PGQUE_TEST_PROMETHEUS";
+    /** What was said already: a suite whose tests each need a program says so once. */
+    private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
 
     private MonitoringTools() {
     }
@@ -55,8 +59,10 @@ public final class MonitoringTools {
         if (required()) {
             throw new IllegalStateException(need + " (required by -D" + REQUIREMENT + " or " + REQUIREMENT_ENV + ")");
         }
-        System.out.println("[skipped] " + need + "; -D" + REQUIREMENT + "=required or " + REQUIREMENT_ENV
-                + "=required makes this a failure");
+        if (SAID.add(need)) {
+            System.out.println("[skipped] " + need + "; -D" + REQUIREMENT + "=required or " + REQUIREMENT_ENV
+                    + "=required makes this a failure");
+        }
         return Assumptions.abort(need);
     }
 
