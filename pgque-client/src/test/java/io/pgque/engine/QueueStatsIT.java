@@ -9,7 +9,6 @@ import io.pgque.testsupport.Jdbc;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.postgresql.util.PGInterval;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -19,8 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static io.pgque.testing.SqlValues.asLong;
+import static io.pgque.testing.SqlValues.seconds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,17 +59,6 @@ class QueueStatsIT {
         List<Map<String, Object>> rows = who.rows("select * from pgque.queue_stats() where queue_name = ?", queue);
         assertEquals(1, rows.size(), "one row for " + queue);
         return rows.get(0);
-    }
-
-    private static long asLong(Object o) {
-        assertNotNull(o);
-        return ((Number) o).longValue();
-    }
-
-    private static double seconds(Object interval) {
-        assertTrue(interval instanceof PGInterval, "an interval: " + interval);
-        PGInterval i = (PGInterval) interval;
-        return ((i.getDays() * 24.0 + i.getHours()) * 60 + i.getMinutes()) * 60 + i.getSeconds();
     }
 
     @Test

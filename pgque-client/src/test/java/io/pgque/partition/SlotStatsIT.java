@@ -8,7 +8,6 @@ import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.postgresql.util.PGInterval;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -20,8 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static io.pgque.testing.SqlValues.asLong;
+import static io.pgque.testing.SqlValues.seconds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,17 +65,6 @@ class SlotStatsIT {
     private static Timestamp leaseSince(String q, String c, int slot) {
         return Db.one(ds, Timestamp.class, "select ps.lease_since from pgque.partition_slot ps join pgque.queue q"
                 + " on q.queue_id = ps.queue_id where q.queue_name = ? and ps.co_name = ? and ps.slot = ?", q, c, slot);
-    }
-
-    private static double seconds(Object interval) {
-        assertTrue(interval instanceof PGInterval, "an interval: " + interval);
-        PGInterval i = (PGInterval) interval;
-        return ((i.getDays() * 24.0 + i.getHours()) * 60 + i.getMinutes()) * 60 + i.getSeconds();
-    }
-
-    private static long asLong(Object o) {
-        assertNotNull(o);
-        return ((Number) o).longValue();
     }
 
     @Test
