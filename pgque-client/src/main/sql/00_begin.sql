@@ -25,6 +25,14 @@ BEGIN;
 -- public could put a function or operator of an exactly matching signature.
 SET LOCAL search_path = pg_catalog, pgque, pg_temp;
 
+-- An upgrade runs beside producers and consumers. The few locks it must take (a table it adds a
+-- column to, a view it changes) it waits for at most this long, 5 seconds unless the session sets
+-- pgque.install_lock_timeout (PGOPTIONS='-c pgque.install_lock_timeout=30s'): past that the
+-- script fails with SQLSTATE 55P03, having changed nothing, and may simply be run again. The
+-- locks it holds are held until its commit, so clients wait behind it no longer than the script
+-- runs.
+SELECT set_config('lock_timeout', coalesce(nullif(current_setting('pgque.install_lock_timeout', true), ''), '5s'), true);
+
 -- The version this script installs, for the guard below and for pgque.version().
 SELECT set_config('pgque.install_version', '@ENGINE_VERSION@', true);
 SET LOCAL client_min_messages = warning;

@@ -18,6 +18,8 @@ DECLARE
     v_bundled   text := current_setting('pgque.install_version');
     v_installed text;
 BEGIN
+    -- The installed version, '' for none, for 05_upgrade.sql: how functions are replaced.
+    PERFORM set_config('pgque.upgrade_from', '', true);
     IF to_regnamespace('pgque') IS NULL THEN
         RETURN;
     END IF;
@@ -27,6 +29,7 @@ BEGIN
                   HINT = 'Install into a database without a pgque schema, or remove the other installation first.';
     END IF;
     SELECT engine_version INTO v_installed FROM pgque.engine_info;
+    PERFORM set_config('pgque.upgrade_from', coalesce(v_installed, ''), true);
     IF v_installed IS NOT NULL
        AND pg_temp.pgque_version_array(v_installed) > pg_temp.pgque_version_array(v_bundled) THEN
         RAISE EXCEPTION 'installed pgque engine % is newer than this script (%); refusing to downgrade', v_installed, v_bundled
@@ -58,7 +61,7 @@ ON CONFLICT (singleton) DO UPDATE
 -- reads the queues of every other database that has the engine. Installing with the setting
 -- pgque.role_prefix (for example PGOPTIONS='-c pgque.role_prefix=app1_pgque' psql -f pgque.sql)
 -- gives this database roles of its own: app1_pgque_reader, app1_pgque_writer, and so on.
-ALTER TABLE pgque.engine_info ADD COLUMN IF NOT EXISTS role_prefix text;
+SELECT pg_temp.pgque_add_column('pgque.engine_info', 'role_prefix', 'text');
 DO $role_names$
 DECLARE
     v_asked     text := nullif(btrim(current_setting('pgque.role_prefix', true)), '');

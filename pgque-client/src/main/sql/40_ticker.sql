@@ -34,8 +34,9 @@ BEGIN
     -- One tick writer per queue at a time, so tick ids and snapshots ascend together even with
     -- two tickers; begin_resize's seal tick relies on it (no later tick may commit before it).
     -- The tickers' own lock (re-entrant for a ticker that already holds it): a second, separate
-    -- lock taken in another order by another path could deadlock with it.
-    PERFORM pgque.tick_lock(i_queue_id);
+    -- lock taken in another order by another path could deadlock with it. Waits: only the
+    -- engine's functions hold it, each for one tick.
+    PERFORM pgque.tick_lock(i_queue_id, true);
     SELECT * INTO q FROM pgque.queue WHERE queue_id = i_queue_id;
     INSERT INTO pgque.tick (tick_queue, tick_id, tick_event_seq, tick_forced_ids)
     VALUES (q.queue_id, nextval(pgque.tick_seq_name(q.queue_id)::regclass),
@@ -51,15 +52,23 @@ END
 $$;
 
 -- Internal: serialises the tickers of one queue (pg_cron's ticker loop, a connector's ticker
--- duty, an operator's call) until the caller commits. Without it two tickers could both decide
--- to tick and commit their ticks with snapshots out of tick-id order, and a batch between them
--- would hand out events again. An advisory lock, not a row lock: a producer's long
--- REPEATABLE READ transaction holds a share lock on the queue row and must not stall ticking.
-CREATE OR REPLACE FUNCTION pgque.tick_lock(i_queue_id int4)
-RETURNS void
+-- duty, an operator's call) until the caller commits; i_queue_id 0 serialises ticker_round().
+-- Without it two tickers could both decide to tick and commit their ticks with snapshots out of
+-- tick-id order, and a batch between them would hand out events again. A row of tick_guard
+-- (10_tables.sql), not a lock of the queue row, which a producer's long REPEATABLE READ
+-- transaction holds in share mode, nor an advisory lock, which any login may take. With i_wait
+-- false it takes the lock only when free and says whether it did: a ticker skips a queue another
+-- is ticking rather than queue behind it.
+CREATE OR REPLACE FUNCTION pgque.tick_lock(i_queue_id int4, i_wait boolean)
+RETURNS boolean
 LANGUAGE plpgsql VOLATILE SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM pg_advisory_xact_lock(1885435252, i_queue_id);  -- 1885435252 = 'pgqt' as an int4
+    IF i_wait THEN
+        PERFORM 1 FROM pgque.tick_guard WHERE queue_id = i_queue_id FOR UPDATE;
+    ELSE
+        PERFORM 1 FROM pgque.tick_guard WHERE queue_id = i_queue_id FOR UPDATE SKIP LOCKED;
+    END IF;
+    RETURN FOUND;
 END
 $$;
 
@@ -77,8 +86,10 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'no such queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001', DETAIL = format('queue: %s', i_queue_name);
     END IF;
-    PERFORM pgque.tick_lock(q.queue_id);
-    -- Read after the lock: a ticker that waited sees the tick the other one made.
+    IF NOT pgque.tick_lock(q.queue_id, false) THEN
+        RETURN NULL;  -- another ticker is writing this queue's tick
+    END IF;
+    -- Read under the lock: the tick another ticker committed just before is seen.
     SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
     IF q.queue_external_ticker THEN
         RAISE EXCEPTION 'This queue has external tick source.' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
@@ -152,7 +163,7 @@ DECLARE
     v_last pgque.tick;
 BEGIN
     q := pgque.queue_row(i_queue_name);
-    PERFORM pgque.tick_lock(q.queue_id);
+    PERFORM pgque.tick_lock(q.queue_id, true);
     IF NOT q.queue_external_ticker THEN
         RAISE EXCEPTION 'queue % is not configured for external ticker (set external_ticker = true first)', i_queue_name
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000';
@@ -201,7 +212,7 @@ BEGIN
         RAISE EXCEPTION 'queue not found: %', i_queue_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ001';
     END IF;
     -- Under the tickers' lock: a tick records the sequence and the forced count together.
-    PERFORM pgque.tick_lock(q.queue_id);
+    PERFORM pgque.tick_lock(q.queue_id, true);
     SELECT * INTO q FROM pgque.queue WHERE queue_id = q.queue_id;
     IF q.queue_external_ticker THEN
         RAISE EXCEPTION 'queue % is configured for external ticker; force_tick does not apply', i_queue_name
@@ -229,8 +240,9 @@ $$;
 -- ticker_max_count and ticker_max_lag (events counted by the last tick whose transaction
 -- committed only after it included); so run every i_period it bounds how long events wait
 -- for a tick. Rounds run one at a time in the whole database: a round that finds another one
--- running returns NULL at once (a transaction-scoped advisory lock), so any number of callers
--- can share the duty and whoever is alive carries it. Otherwise returns how many queues ticked.
+-- running returns NULL at once (tick_lock's row 0), so any number of callers can share the duty
+-- and whoever is alive carries it; a queue another ticker is ticking at that moment is left to
+-- the next round. Otherwise returns how many queues ticked.
 CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -244,12 +256,13 @@ BEGIN
     IF i_period IS NULL OR i_period <= interval '0' THEN
         RAISE EXCEPTION 'ticker period must be positive, was %', i_period USING ERRCODE = '22023';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(hashtext('pgque.ticker_round')) THEN
+    IF NOT pgque.tick_lock(0, false) THEN
         RETURN NULL;
     END IF;
     FOR q IN SELECT * FROM pgque.queue
               WHERE NOT queue_external_ticker AND NOT queue_ticker_paused
               ORDER BY queue_name LOOP
+        CONTINUE WHEN NOT pgque.tick_lock(q.queue_id, false);
         v_tick := pgque.ticker(q.queue_name);
         v_due := false;
         IF v_tick IS NULL THEN

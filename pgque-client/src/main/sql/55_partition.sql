@@ -28,13 +28,13 @@ CREATE TABLE IF NOT EXISTS pgque.partition_consumer (
     PRIMARY KEY (queue_id, co_name)
 );
 -- The slot-set state came with online resizing; an engine from before it gets the columns here.
-ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0;
-ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS resize_state text NOT NULL DEFAULT 'stable'
-    CHECK (resize_state IN ('stable', 'draining'));
-ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS n_next int4 CHECK (n_next BETWEEN 1 AND 256);
-ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS seal_tick bigint;
-ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS n_prev int4;
-ALTER TABLE pgque.partition_consumer ADD COLUMN IF NOT EXISTS resize_started timestamptz;
+SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'epoch', 'bigint NOT NULL DEFAULT 0');
+SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'resize_state',
+    $$text NOT NULL DEFAULT 'stable' CHECK (resize_state IN ('stable', 'draining'))$$);
+SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'n_next', 'int4 CHECK (n_next BETWEEN 1 AND 256)');
+SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'seal_tick', 'bigint');
+SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'n_prev', 'int4');
+SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'resize_started', 'timestamptz');
 
 -- One lease row per subscribed slot (57_partition_lease.sql).
 CREATE TABLE IF NOT EXISTS pgque.partition_slot (
@@ -48,11 +48,19 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
     PRIMARY KEY (queue_id, co_name, slot),
     FOREIGN KEY (queue_id, co_name) REFERENCES pgque.partition_consumer (queue_id, co_name) ON DELETE CASCADE
 );
+-- Who holds a lease is proven, not named: lease_owner keeps only the label of the holder's
+-- worker id (what partition_slot_status and error texts show), lease_key the SHA-256 of the whole
+-- id and lease_role the login that claimed it (57_partition_lease.sql, slot_lease_holder). A
+-- worker id of the form <label>|<secret> is therefore a credential no other reader can learn from
+-- the engine. Leases an engine before these columns granted have none and are held by name until
+-- their holder next claims or renews them.
+SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_key', 'bytea');
+SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_role', 'name');
 -- Since when the slot's lease stands as it is: when its holder took it over (claim_slot), or when
 -- the last holder gave it back (release_slot); a new slot row, since its creation. Monitoring reads
 -- how long a slot has had a holder, or none (84_status.sql). Rows of an engine from before it start
 -- at the upgrade.
-ALTER TABLE pgque.partition_slot ADD COLUMN IF NOT EXISTS lease_since timestamptz NOT NULL DEFAULT clock_timestamp();
+SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_since', 'timestamptz NOT NULL DEFAULT clock_timestamp()');
 
 -- The subscription name of slot i_slot of i_n. The numbers are cast to text first: text || int
 -- is only STABLE, and an IMMUTABLE function whose body is not immutable is never inlined (it was
@@ -215,7 +223,7 @@ $$;
 -- pending_events alone would read 0. pending_events is PgQ's figure and includes the ids a
 -- forced tick drew (force_next_tick); backlog_events is the same count without them, the
 -- figure to watch (the connectors' lag metrics read it).
-CREATE OR REPLACE VIEW pgque.partition_slot_status AS
+SELECT pg_temp.pgque_define_view('pgque.partition_slot_status', $view$
 SELECT q.queue_name,
        pc.co_name AS consumer,
        g.slot,
@@ -256,4 +264,5 @@ SELECT q.queue_name,
   LEFT JOIN pgque.subscription s ON s.sub_queue = pc.queue_id AND s.sub_consumer = c.co_id
   LEFT JOIN pgque.tick ct ON ct.tick_queue = pc.queue_id AND ct.tick_id = s.sub_last_tick
   LEFT JOIN LATERAL (SELECT t.tick_event_seq, t.tick_forced_ids FROM pgque.tick t WHERE t.tick_queue = pc.queue_id
-                      ORDER BY t.tick_id DESC LIMIT 1) lt ON true;
+                      ORDER BY t.tick_id DESC LIMIT 1) lt ON true
+$view$);

@@ -9,9 +9,33 @@
 --
 -- Layer: mode, partition (README.md). Calls the core and 55_partition.sql.
 
+-- Internal: the label of a worker id, all an engine view or message shows of it: the id up to its
+-- last '|' (the rest is the worker's secret), or the whole id when it has none.
+CREATE OR REPLACE FUNCTION pgque.slot_worker_label(i_worker text)
+RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT CASE WHEN position('|' IN i_worker) = 0 THEN i_worker
+                ELSE substr(i_worker, 1, length(i_worker) - position('|' IN reverse(i_worker))) END
+$$;
+
+-- Internal: whether i_worker holds the lease of slot row i_lease (live or expired): the whole
+-- worker id must hash to the lease's key, and the call must come from the login that claimed it.
+-- A lease granted before leases had keys is held by its name alone, as then.
+CREATE OR REPLACE FUNCTION pgque.slot_lease_holder(i_lease pgque.partition_slot, i_worker text)
+RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    SELECT coalesce(CASE WHEN i_lease.lease_owner IS NULL OR i_worker = '' THEN false
+                         WHEN i_lease.lease_key IS NULL THEN i_lease.lease_owner = i_worker
+                         ELSE i_lease.lease_key = sha256(convert_to(i_worker, 'UTF8'))
+                              AND i_lease.lease_role = session_user END,
+                    false)  -- a NULL worker holds nothing
+$$;
+
 -- Takes or renews the lease on one slot. Returns the lease epoch, or NULL when another live
 -- worker holds it or the slot row is busy (never waits: a worker simply tries the next slot).
--- The epoch grows on every takeover, so side effects stamped with it expose zombies.
+-- The epoch grows on every takeover, so side effects stamped with it expose zombies. The lease
+-- records the worker id's label, a hash of the whole id and the claiming login
+-- (slot_lease_holder): only that login, with that whole id, holds it.
 CREATE OR REPLACE FUNCTION pgque.claim_slot(i_queue text, i_consumer text, i_slot int, i_worker text,
     i_ttl interval DEFAULT '30 seconds')
 RETURNS bigint
@@ -44,14 +68,17 @@ BEGIN
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
     v_now := clock_timestamp();
-    IF r.lease_owner = i_worker THEN
-        UPDATE pgque.partition_slot SET lease_until = v_now + i_ttl, lease_ttl = i_ttl
+    IF pgque.slot_lease_holder(r, i_worker) THEN
+        UPDATE pgque.partition_slot
+           SET lease_until = v_now + i_ttl, lease_ttl = i_ttl,
+               lease_key = sha256(convert_to(i_worker, 'UTF8')), lease_role = session_user
          WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
         RETURN r.epoch;
     END IF;
     IF r.lease_owner IS NULL OR r.lease_until <= v_now THEN
         UPDATE pgque.partition_slot
-           SET lease_owner = i_worker, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1,
+           SET lease_owner = pgque.slot_worker_label(i_worker), lease_key = sha256(convert_to(i_worker, 'UTF8')),
+               lease_role = session_user, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1,
                lease_since = v_now
          WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
         RETURN r.epoch + 1;
@@ -78,7 +105,7 @@ BEGIN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not subscribed; call pgque.subscribe_slot()', i_slot, i_consumer, i_queue
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ006';
     END IF;
-    IF r.lease_owner IS DISTINCT FROM i_worker THEN
+    IF NOT pgque.slot_lease_holder(r, i_worker) THEN
         RETURN false;
     END IF;
     v_batch := (pgque.sub_lock(q.queue_id, pgque.slot_consumer_name(i_consumer, i_slot, v_n))).sub_batch;
@@ -86,7 +113,8 @@ BEGIN
         RAISE EXCEPTION 'cannot release slot % of consumer % while batch % is open; ack the batch first',
             i_slot, i_consumer, v_batch USING ERRCODE = '55000';
     END IF;
-    UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL, lease_since = clock_timestamp()
+    UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL, lease_key = NULL,
+                                    lease_role = NULL, lease_since = clock_timestamp()
      WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
     RETURN true;
 END
@@ -106,12 +134,10 @@ DECLARE
     r pgque.partition_slot;
     s pgque.subscription;
 BEGIN
-    IF i_slot IS NULL OR i_n IS NULL OR i_worker IS NULL THEN
+    IF i_slot IS NULL OR i_n IS NULL THEN
         RAISE EXCEPTION 'queue, consumer, slot, and n must not be null' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
     END IF;
-    IF i_worker IS NULL OR i_worker = '' THEN
-        RAISE EXCEPTION 'worker id must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
-    END IF;
+    -- A NULL or empty worker holds no lease: it is fenced below, as any other non-holder.
     q := pgque.partition_check_names(i_queue, i_consumer);
     v_n := pgque.partition_pinned_n(q, i_consumer);
     IF v_n <> i_n THEN
@@ -138,9 +164,11 @@ BEGIN
         RAISE EXCEPTION 'slot % of consumer % on queue % is not leased; call pgque.claim_slot() first',
             i_slot, i_consumer, i_queue USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ005';
     END IF;
-    IF r.lease_owner <> i_worker THEN
+    IF NOT pgque.slot_lease_holder(r, i_worker) THEN
+        -- Labels only: a worker id's secret never appears in a message (nor in a view).
         RAISE EXCEPTION 'lease on slot % of consumer % on queue % is held by worker %, not %; fenced',
-            i_slot, i_consumer, i_queue, r.lease_owner, i_worker USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ004';
+            i_slot, i_consumer, i_queue, r.lease_owner, pgque.slot_worker_label(i_worker)
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ004';
     END IF;
     IF i_renew THEN
         -- Every read and ack renews; an expired lease nobody took over is simply renewed.

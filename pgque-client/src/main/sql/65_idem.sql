@@ -5,7 +5,12 @@
 
 -- Producer idempotency: a TTL window of idempotency keys per queue (like SQS deduplication ids).
 -- The claim and the event share the caller's transaction, so a rolled-back send frees its key
--- and no key is ever claimed without its event. Writer role.
+-- and no key is ever claimed without its event. Writer role; listing and releasing claims: admin.
+--
+-- A queue's key space is shared by every writer of the queue: that is the point of producer
+-- dedup (two producers of one effect send it once). So a claim may not outlive the queue's
+-- idem_max_ttl (30 days unless the admin sets it), and the admin sees (list_idem_keys) and
+-- releases (release_idem_key) claims.
 --
 -- Key scope matters: the key must name the effect, not just the entity. With key
 -- 'migrate:<tenant>', migration v2 sent within the window of v1 is silently dropped as a
@@ -23,10 +28,14 @@ CREATE TABLE IF NOT EXISTS pgque.idem (
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (queue_id, idem_key)
 );
-CREATE INDEX IF NOT EXISTS idem_expires_at_idx ON pgque.idem (expires_at);
-ALTER TABLE pgque.idem DROP CONSTRAINT IF EXISTS idem_queue_id_fkey;
+SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.idem_expires_at_idx') IS NULL,
+    'CREATE INDEX idem_expires_at_idx ON pgque.idem (expires_at)');
+SELECT pg_temp.pgque_ddl_if(EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.idem'::regclass
+                                       AND conname = 'idem_queue_id_fkey'),
+    'ALTER TABLE pgque.idem DROP CONSTRAINT idem_queue_id_fkey');
 
--- Internal: TTL check and the queue, locked against drop_queue for the transaction.
+-- Internal: TTL check (positive, finite, at most the queue's idem_max_ttl) and the queue, locked
+-- against drop_queue for the transaction.
 CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)
 RETURNS pgque.queue
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -38,6 +47,13 @@ BEGIN
             DETAIL = format('Got %s; the TTL must also be finite.', coalesce(i_ttl::text, 'NULL'));
     END IF;
     q := pgque.queue_row(i_queue);
+    IF i_ttl > q.queue_idem_max_ttl THEN
+        RAISE EXCEPTION 'ttl % is longer than the idem_max_ttl % of queue %', i_ttl, q.queue_idem_max_ttl, i_queue
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
+                  DETAIL = 'A queue''s idempotency keys are shared by all its writers; a claim may not outlive what the queue allows.',
+                  HINT = format('Use a ttl of at most %s, or have an admin raise the queue''s idem_max_ttl (set_queue_config).',
+                                q.queue_idem_max_ttl);
+    END IF;
     -- Held to the end of the transaction: drop_queue (FOR UPDATE) waits for the claims.
     PERFORM 1 FROM pgque.queue WHERE queue_id = q.queue_id FOR KEY SHARE;
     IF NOT FOUND THEN
@@ -197,6 +213,41 @@ BEGIN
           FROM unnest(i_idem_keys) WITH ORDINALITY AS u(k, o)
           LEFT JOIN unnest(v_claim_ords, v_claim_ids) AS c(o, id) ON c.o = u.o
          ORDER BY u.o;
+END
+$$;
+
+-- The live idempotency claims of a queue (admin): the key, the event it stands for and when it
+-- expires, soonest-expiring last; only keys starting with i_key_prefix when given, at most i_limit.
+CREATE OR REPLACE FUNCTION pgque.list_idem_keys(i_queue text, i_key_prefix text DEFAULT NULL, i_limit int DEFAULT 100)
+RETURNS TABLE (idem_key text, event_id bigint, expires_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.queue_row(i_queue);
+BEGIN
+    IF i_limit IS NULL OR i_limit < 1 THEN
+        RAISE EXCEPTION 'limit must be >= 1, got %', i_limit USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
+    END IF;
+    RETURN QUERY
+        SELECT i.idem_key, i.event_id, i.expires_at FROM pgque.idem i
+         WHERE i.queue_id = q.queue_id AND i.expires_at > clock_timestamp()
+           AND (i_key_prefix IS NULL OR starts_with(i.idem_key, i_key_prefix))
+         ORDER BY i.expires_at DESC, i.idem_key
+         LIMIT i_limit;
+END
+$$;
+
+-- Releases one idempotency claim of a queue (admin): the next send_idem of the key writes a new
+-- event. True when a live claim was released. A claim a producer has not committed yet is not
+-- there to release (false; it stands once committed); one a producer is renewing is waited for.
+CREATE OR REPLACE FUNCTION pgque.release_idem_key(i_queue text, i_idem_key text)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.queue_row(i_queue);
+BEGIN
+    DELETE FROM pgque.idem i
+     WHERE i.queue_id = q.queue_id AND i.idem_key = i_idem_key AND i.expires_at > clock_timestamp();
+    RETURN FOUND;
 END
 $$;
 

@@ -65,7 +65,8 @@ BEGIN
     END LOOP;
     PERFORM pgque.queue_grant_tables(v_id);
 
-    -- A first tick so that consumers can subscribe at once.
+    -- The queue's row of the tickers' lock, and a first tick so that consumers can subscribe at once.
+    INSERT INTO pgque.tick_guard (queue_id) VALUES (v_id);
     PERFORM pgque.tick_insert(v_id);
     RETURN 1;
 END
@@ -109,6 +110,7 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = co.co_id AND d.dl_queue_id <> q.queue_id);
     EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', pgque.event_table_name(q.queue_id, NULL));
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
+    DELETE FROM pgque.tick_guard WHERE queue_id = q.queue_id;
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.event_seq_name(q.queue_id));
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', pgque.tick_seq_name(q.queue_id));
     DELETE FROM pgque.queue WHERE queue_id = q.queue_id;
@@ -147,11 +149,12 @@ BEGIN
         ('rotation_period',    'queue_rotation_period',    'interval'),
         ('external_ticker',    'queue_external_ticker',    'boolean'),
         ('disable_insert',     'queue_disable_insert',     'boolean'),
-        ('max_retries',        'queue_max_retries',        'int4')
+        ('max_retries',        'queue_max_retries',        'int4'),
+        ('idem_max_ttl',       'queue_idem_max_ttl',       'interval')
     ) AS p(name, col, typ) WHERE p.name = v_param;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'cannot change parameter "%"', x_param_name USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
-            HINT = 'Allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries.';
+            HINT = 'Allowed: ticker_max_count, ticker_max_lag, ticker_idle_period, ticker_paused, rotation_period, external_ticker, disable_insert, max_retries, idem_max_ttl.';
     END IF;
     IF x_param_value IS NOT NULL THEN
         BEGIN

@@ -179,7 +179,7 @@ BEGIN
     pgque.event_check_arrays(text[], text[], text[], text[], text[], text[]),
     -- 40_ticker.sql
     pgque.tick_insert(int4),
-    pgque.tick_lock(int4),
+    pgque.tick_lock(int4, boolean),
     -- 45_subscription.sql, 50_batch.sql
     pgque.hook_refuse_plain(pgque.subscription, text, text, text),
     pgque.hook_unregister(pgque.subscription, text, text),
@@ -230,6 +230,8 @@ BEGIN
     pgque.partition_forget_next(pgque.queue, text),
     pgque.slot_check_lease(text, text, int, int, text, boolean),
     pgque.slot_guard(text, text, int, int, text),
+    pgque.slot_worker_label(text),
+    pgque.slot_lease_holder(pgque.partition_slot, text),
     pgque.read_ahead_ticks(pgque.subscription, text, bigint, bigint),
     pgque.read_ahead_ticks_after(pgque.subscription, text, bigint, bigint, bigint),
     pgque.read_ahead_plan(text, text, int, int, text, bigint, bigint),

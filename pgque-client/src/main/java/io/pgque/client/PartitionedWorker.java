@@ -4,6 +4,8 @@
  */
 package io.pgque.client;
 
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -18,21 +20,37 @@ final class PartitionedWorker {
     static final String RECEIVE_WINDOW = "select " + Rows.MESSAGE_COLUMNS
             + " from pgque.receive_partitioned(?, ?, ?, ?, ?, ?, ?) m";
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     final Connections db;
     final String queue;
     final String consumer;
     final int n;
+    /** The worker's name: what the engine shows of its leases, and what messages and logs say. */
     final String workerId;
+    /**
+     * What the engine's slot functions are called with: the name, then '|' and a secret of this
+     * handle's own. The engine shows only the part before the last '|' and holds the lease for
+     * whoever presents the whole of it from the claiming login, so another reader that sees the
+     * name cannot act as this worker. Never logged.
+     */
+    final String leaseId;
     /** Most queue events one batch may span when the slot is behind several ticks; null: one tick per batch. */
     final Long windowEvents;
     final EngineCapabilities.Known engine;
 
     PartitionedWorker(Connections db, String queue, String consumer, int n, String workerId, Long windowEvents,
                       EngineCapabilities.Known engine) {
+        this(db, queue, consumer, n, workerId, newLeaseId(workerId), windowEvents, engine);
+    }
+
+    private PartitionedWorker(Connections db, String queue, String consumer, int n, String workerId, String leaseId,
+                              Long windowEvents, EngineCapabilities.Known engine) {
         this.db = db;
         this.queue = Objects.requireNonNull(queue, "queue");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.workerId = Objects.requireNonNull(workerId, "workerId");
+        this.leaseId = leaseId;
         if (n < 1) {
             throw new IllegalArgumentException("slot count must be at least 1, was " + n);
         }
@@ -45,7 +63,13 @@ final class PartitionedWorker {
         if (events < 1) {
             throw new IllegalArgumentException("windowEvents must be at least 1, was " + events);
         }
-        return new PartitionedWorker(db, queue, consumer, n, workerId, events, engine);
+        return new PartitionedWorker(db, queue, consumer, n, workerId, leaseId, events, engine);
+    }
+
+    private static String newLeaseId(String workerId) {
+        byte[] secret = new byte[16];
+        RANDOM.nextBytes(secret);
+        return Objects.requireNonNull(workerId, "workerId") + "|" + HexFormat.of().formatHex(secret);
     }
 
     /** What the engine can do, read on first use (through a connection of its own then). */
@@ -61,7 +85,7 @@ final class PartitionedWorker {
         all[1] = consumer;
         all[2] = slot;
         all[3] = n;
-        all[4] = workerId;
+        all[4] = leaseId;
         System.arraycopy(more, 0, all, 5, more.length);
         return all;
     }

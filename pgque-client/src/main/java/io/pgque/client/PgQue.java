@@ -114,9 +114,14 @@ public final class PgQue {
 
     /**
      * A worker's handle on the partitioned consumer {@code consumer} of {@code queue} with
-     * {@code slots} slots.
+     * {@code slots} slots. The handle claims leases under {@code workerId} and a secret of its
+     * own, which it never shows: the engine (partition_slot_status, its error messages) shows
+     * only {@code workerId}, and a lease this handle holds is held against every other handle,
+     * one with the same worker id included. A restarted worker therefore takes its slots back
+     * once its old leases expire.
      *
-     * @param workerId unique among live workers, e.g. host name plus task id
+     * @param workerId the worker's name, unique among live workers, e.g. host name plus task id;
+     *                 without a '|'
      */
     public SlotConsumer slotConsumer(String queue, String consumer, int slots, String workerId) {
         return new SlotConsumer(db, queue, consumer, slots, workerId, engine);

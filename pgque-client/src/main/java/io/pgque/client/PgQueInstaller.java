@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -38,6 +39,11 @@ public final class PgQueInstaller {
     private static final Logger LOG = LoggerFactory.getLogger(PgQueInstaller.class);
     /** Advisory lock key that serialises installers; arbitrary but fixed ("pgque" in ASCII). */
     private static final long INSTALL_LOCK_KEY = 0x7067717565L;
+    /** How long an installer waits for another to finish. */
+    private static final Duration INSTALL_LOCK_WAIT = Duration.ofSeconds(60);
+    /** The script gives up waiting for a lock after its lock_timeout; it is run at most this often. */
+    private static final int SCRIPT_ATTEMPTS = 5;
+    private static final String LOCK_TIMEOUT = "55P03";
 
     private final DataSource dataSource;
 
@@ -132,7 +138,27 @@ public final class PgQueInstaller {
         return Optional.ofNullable(Sql.one(c, "select pgque.version()", rs -> rs.getString(1)));
     }
 
+    /**
+     * Runs the script, again when it gave up waiting for a lock (SQLSTATE 55P03, its own
+     * lock_timeout): it changed nothing then, and the client holding the lock is usually done a
+     * moment later.
+     */
     private static void runScript(Connection c) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                runScriptOnce(c);
+                return;
+            } catch (SQLException e) {
+                if (!LOCK_TIMEOUT.equals(e.getSQLState()) || attempt >= SCRIPT_ATTEMPTS) {
+                    throw e;
+                }
+                LOG.warn("pgque engine install script gave up waiting for a lock (attempt {} of {}), having changed "
+                        + "nothing; running it again: {}", attempt, SCRIPT_ATTEMPTS, e.getMessage());
+            }
+        }
+    }
+
+    private static void runScriptOnce(Connection c) throws SQLException {
         String version = bundledVersion();
         LOG.info("running pgque engine install script {}", version);
         try (Statement s = c.createStatement()) {
@@ -151,9 +177,22 @@ public final class PgQueInstaller {
         }
     }
 
+    /**
+     * Serialises this process's check-then-install with other installers'. The lock is an
+     * advisory lock, which any login could take too: its wait is bounded, so a session holding it
+     * stalls no installer for ever.
+     */
     private <T> T underInstallLock(String what, SqlWork<T> work) {
         return withConnection(what, c -> {
-            Sql.one(c, "select pg_catalog.pg_advisory_lock(?)", rs -> null, INSTALL_LOCK_KEY);
+            long deadline = System.nanoTime() + INSTALL_LOCK_WAIT.toNanos();
+            while (!Sql.one(c, "select pg_catalog.pg_try_advisory_lock(?)", rs -> rs.getBoolean(1), INSTALL_LOCK_KEY)) {
+                if (System.nanoTime() > deadline) {
+                    throw new SQLException("another session has held the pgque installer lock (advisory lock "
+                            + INSTALL_LOCK_KEY + ") for over " + INSTALL_LOCK_WAIT.toSeconds() + " s; find it in "
+                            + "pg_locks (locktype 'advisory') and end it, or run the install script directly", LOCK_TIMEOUT);
+                }
+                pauseBeforeRetry();
+            }
             T result;
             try {
                 result = work.run(c);
@@ -168,6 +207,15 @@ public final class PgQueInstaller {
             Sql.one(c, "select pg_catalog.pg_advisory_unlock(?)", rs -> null, INSTALL_LOCK_KEY);
             return result;
         });
+    }
+
+    private static void pauseBeforeRetry() throws SQLException {
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while waiting for the pgque installer lock", e);
+        }
     }
 
     /** The script manages its own transaction, so the connection runs in auto-commit mode. */

@@ -83,7 +83,7 @@ public final class Slot {
         double seconds = Intervals.seconds(ttl);
         Long epoch = worker.db.run(worker.what("claim slot " + slot), c -> Sql.nullableLong(c,
                 "select pgque.claim_slot(?, ?, ?, ?, " + Intervals.PARAM + ")",
-                worker.queue, worker.consumer, slot, worker.workerId, seconds));
+                worker.queue, worker.consumer, slot, worker.leaseId, seconds));
         return epoch == null ? Optional.empty() : Optional.of(new SlotLease(slot, epoch));
     }
 
@@ -96,7 +96,7 @@ public final class Slot {
     public boolean release() {
         return worker.db.run(worker.what("release slot " + slot), c -> Sql.one(c,
                 "select pgque.release_slot(?, ?, ?, ?)", rs -> rs.getBoolean(1),
-                worker.queue, worker.consumer, slot, worker.workerId));
+                worker.queue, worker.consumer, slot, worker.leaseId));
     }
 
     /** {@link #receive(int)} with pages of {@value Consumer#DEFAULT_PAGE_SIZE}. */

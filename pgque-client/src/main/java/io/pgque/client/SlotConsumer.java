@@ -74,9 +74,14 @@ public final class SlotConsumer {
         return worker.n;
     }
 
-    /** The id this worker claims leases under. */
+    /** The worker's name, what the engine shows of this handle's leases (the secret it claims them with is never shown). */
     public String workerId() {
         return worker.workerId;
+    }
+
+    /** What the engine's slot functions are called with: the worker's name and this handle's secret. Never shown. */
+    String leaseId() {
+        return worker.leaseId;
     }
 
     /** Slot {@code slot} (0 to N - 1), as this worker reads it. */

@@ -149,9 +149,10 @@ class ReadAheadAfterIT {
         ReadAhead next = s.consumer().slot(SLOT).readAheadPage(s.open().batchId(), 1_000).orElseThrow();
         try (Connection c = db.as("client_it_after").getConnection();
              PreparedStatement ps = c.prepareStatement("select * from pgque.read_ahead_after_query("
-                     + "'q_after_refused', 'g', 0, 2, 'w', ?, ?, 1, 100, NULL)")) {
-            ps.setLong(1, s.open().batchId());
-            ps.setLong(2, next.fromTick() - 1);
+                     + "'q_after_refused', 'g', 0, 2, ?, ?, ?, 1, 100, NULL)")) {
+            ps.setString(1, s.consumer().leaseId());
+            ps.setLong(2, s.open().batchId());
+            ps.setLong(3, next.fromTick() - 1);
             SQLException e = assertThrows(SQLException.class, ps::executeQuery);
             assertEquals("22023", e.getSQLState());
             assertTrue(e.getMessage().contains("is before the end of open batch"), e.getMessage());

@@ -337,9 +337,10 @@ class SlotConsumerIT {
         send(q, "tenant-b", "y1");
         tick(pq, q);
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "select any_order_query from pgque.read_ahead_query(?, 'g', 0, 1, 'w', ?, null, 10)")) {
+                "select any_order_query from pgque.read_ahead_query(?, 'g', 0, 1, ?, ?, null, 10)")) {
             ps.setString(1, q);
-            ps.setLong(2, open.batchId());
+            ps.setString(2, w.leaseId());
+            ps.setLong(3, open.batchId());
             List<String> serverOrder = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next());

@@ -82,7 +82,7 @@ abstract class EngineUpgrade {
     void installOldThenUpgrade() throws Exception {
         EmbeddedPg.TestDatabase db = EmbeddedPg.newDatabase("upgrade_" + oldVersion().replace('.', '_'));
         sql = new Sql(db.superuser());
-        run(db, oldScript());
+        EngineScripts.run(db, EngineScripts.released(oldVersion()));
         assertEquals(oldVersion(), sql.one(String.class, "select pgque.version()"));
         // A queue in use: a plain consumer behind, a partitioned one, a cooperative group, dead
         // letters, idempotency keys and stored sink offsets.
@@ -115,22 +115,8 @@ abstract class EngineUpgrade {
         openSlotBatch = sql.oneLong("select coalesce(max(batch_id), 0) from pgque.receive_partitioned('wip', 'rs', 0, 2, 'old-worker', 10)");
         openMemberBatch = sql.oneLong("select max(batch_id) from pgque.receive_coop('wip', 'grp2', 'w1', 10)");
 
-        run(db, EmbeddedPg.engineScript());
+        EngineScripts.run(db, EmbeddedPg.engineScript());
         fresh = new Sql(EmbeddedPg.newDatabase("upgrade_fresh").installEngine().superuser());
-    }
-
-    private static void run(EmbeddedPg.TestDatabase db, String script) throws SQLException {
-        try (Connection c = db.superuser().getConnection(); Statement s = c.createStatement()) {
-            s.execute(script);
-        }
-    }
-
-    private String oldScript() {
-        try (InputStream in = EngineUpgrade.class.getResourceAsStream("pgque-" + oldVersion() + ".sql")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Test

@@ -64,14 +64,14 @@ class ReadAheadIT {
         reader = db.as(db.name() + "_reader");
     }
 
-    /** A queue with consumers {@code consumers} over n slots, every slot claimed by worker w. */
+    /** A queue with consumers {@code consumers} over n slots, every slot claimed by worker w of the reader login. */
     private static String queue(int n, String... consumers) {
         String q = "ra_" + QUEUES.incrementAndGet();
         Pq.createQueue(ds, q);
         for (String consumer : consumers) {
             Pq.subscribePartitioned(ds, q, consumer, n);
             for (int slot = 0; slot < n; slot++) {
-                Pq.claim(ds, q, consumer, slot, "w");
+                Pq.claim(reader, q, consumer, slot, "w");
             }
         }
         return q;
@@ -89,11 +89,11 @@ class ReadAheadIT {
     }
 
     private static List<Msg> receive(String q, String consumer, int slot, int n, Long window) {
-        return Db.with(ds, c -> Pq.query(c, RECEIVE, q, consumer, slot, n, "w", 1000, window));
+        return Db.with(reader, c -> Pq.query(c, RECEIVE, q, consumer, slot, n, "w", 1000, window));
     }
 
     private static Window window(String q, String consumer, int slot, int n, String worker, long batchId, Long events) {
-        return windowOf(Db.rows(ds, WINDOW, q, consumer, slot, n, worker, batchId, events).get(0));
+        return windowOf(Db.rows(reader, WINDOW, q, consumer, slot, n, worker, batchId, events).get(0));
     }
 
     private static Window windowOf(Map<String, Object> row) {
@@ -101,17 +101,17 @@ class ReadAheadIT {
     }
 
     private static List<Msg> read(String q, String consumer, int slot, int n, String worker, Window w) {
-        return Db.with(ds, c -> Pq.query(c, READ, q, consumer, slot, n, worker, w.batchId(), w.fromTick(), w.toTick()));
+        return Db.with(reader, c -> Pq.query(c, READ, q, consumer, slot, n, worker, w.batchId(), w.fromTick(), w.toTick()));
     }
 
     private static boolean open(String q, String consumer, int slot, int n, Window w) {
-        return Db.one(ds, Boolean.class, OPEN, q, consumer, slot, n, "w", w.batchId(), w.fromTick(), w.toTick());
+        return Db.one(reader, Boolean.class, OPEN, q, consumer, slot, n, "w", w.batchId(), w.fromTick(), w.toTick());
     }
 
     /** The batch after the open one, as consumer "twin" reads the same slot the usual way: one batch after the other. */
     private static List<Msg> twinsNextBatch(String q, int slot, int n) {
         receive(q, "twin", slot, n, null);
-        Pq.ack(ds, q, "twin", slot, n, "w");
+        Pq.ack(reader, q, "twin", slot, n, "w");
         return receive(q, "twin", slot, n, null);
     }
 
@@ -139,11 +139,11 @@ class ReadAheadIT {
             assertEquals(usual.stream().map(Msg::msgId).toList(), ahead.stream().map(Msg::msgId).toList());
 
             assertFalse(open(q, "c", slot, n, next), "not while the batch before it is open");
-            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+            assertEquals(1, Pq.ack(reader, q, "c", slot, n, "w"));
             assertTrue(open(q, "c", slot, n, next));
             assertTrue(open(q, "c", slot, n, next), "a repeated open (its answer lost) finds it open");
             assertEquals(ahead, receive(q, "c", slot, n, null), "the open batch is the one read ahead");
-            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+            assertEquals(1, Pq.ack(reader, q, "c", slot, n, "w"));
         }
     }
 
@@ -156,7 +156,7 @@ class ReadAheadIT {
         tickOf(q, "c", 3);
         long open = receive(q, "c", 0, 1, null).get(0).batchId();
         Window next = window(q, "c", 0, 1, "w", open, 4L);
-        List<Map<String, Object>> page = Db.rows(ds, PAGE, q, "c", 0, 1, "w", open, 4L, 2);
+        List<Map<String, Object>> page = Db.rows(reader, PAGE, q, "c", 0, 1, "w", open, 4L, 2);
         assertEquals(List.of("b0", "b1"), page.stream().map(r -> (String) r.get("payload")).toList(),
                 "the first two of the next batch; a window of 4 holds one tick of 3");
         Window read = new Window((Long) page.get(0).get("batch_id"), (Long) page.get(0).get("from_tick"),
@@ -164,15 +164,15 @@ class ReadAheadIT {
         assertEquals(next.fromTick(), read.fromTick());
         assertEquals(next.toTick(), read.toTick());
         assertTrue(page.stream().allMatch(r -> read.batchId().equals(r.get("batch_id"))));
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertTrue(open(q, "c", 0, 1, read));
         List<Msg> opened = receive(q, "c", 0, 1, null);
         assertEquals(List.of("b0", "b1", "b2"), payloads(opened));
         assertEquals(read.batchId(), opened.get(0).batchId());
-        assertEquals(List.of("c0", "c1", "c2"), Db.rows(ds, PAGE, q, "c", 0, 1, "w", opened.get(0).batchId(), null, 10)
+        assertEquals(List.of("c0", "c1", "c2"), Db.rows(reader, PAGE, q, "c", 0, 1, "w", opened.get(0).batchId(), null, 10)
                 .stream().map(r -> (String) r.get("payload")).toList(), "tick c, read ahead of the open batch");
-        Pq.ack(ds, q, "c", 0, 1, "w");
-        Db.assertSqlState("22023", () -> Db.rows(ds, PAGE, q, "c", 0, 1, "w", open, null, 0));
+        Pq.ack(reader, q, "c", 0, 1, "w");
+        Db.assertSqlState("22023", () -> Db.rows(reader, PAGE, q, "c", 0, 1, "w", open, null, 0));
     }
 
     /**
@@ -208,11 +208,11 @@ class ReadAheadIT {
             assertEquals(usual.stream().map(Msg::msgId).toList(), ahead.stream().map(Msg::msgId).toList());
             assertEquals(payloads(usual), payloads(ahead));
 
-            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
+            assertEquals(1, Pq.ack(reader, q, "c", slot, n, "w"));
             assertTrue(open(q, "c", slot, n, next));
             assertEquals(ahead, receive(q, "c", slot, n, null), "the open batch is the one read ahead");
-            assertEquals(1, Pq.ack(ds, q, "c", slot, n, "w"));
-            assertEquals(1, Pq.ack(ds, q, "twin", slot, n, "w"));
+            assertEquals(1, Pq.ack(reader, q, "c", slot, n, "w"));
+            assertEquals(1, Pq.ack(reader, q, "twin", slot, n, "w"));
         }
         long last = receive(q, "c", 0, n, null).get(0).batchId();
         assertTrue(Db.rows(reader, QUERY, q, "c", 0, n, "w", last, null, null).isEmpty(), "no tick after it yet");
@@ -231,9 +231,9 @@ class ReadAheadIT {
         Window next = window(q, "c", 0, 1, "w", open.get(0).batchId(), 4L);
         assertEquals(List.of("b0", "b1", "c0", "c1"), payloads(read(q, "c", 0, 1, "w", next)),
                 "two ticks of two: as receive_partitioned with a window of 4 would take them");
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertTrue(open(q, "c", 0, 1, next));
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertEquals(List.of("d0", "d1", "d2", "d3", "d4"), payloads(receive(q, "c", 0, 1, 4L)));
     }
 
@@ -245,7 +245,7 @@ class ReadAheadIT {
         assertNull(window(q, "c", 0, 1, "w", batch, null).batchId(), "no tick after the open batch yet");
         tickOf(q, "b", 2);
         assertNull(window(q, "c", 0, 1, "w", batch + 1_000, null).batchId(), "not the open batch");
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertNull(window(q, "c", 0, 1, "w", batch, null).batchId(), "no batch open any more");
     }
 
@@ -257,11 +257,11 @@ class ReadAheadIT {
         tickOf(q, "c", 2);
         long batch = receive(q, "c", 0, 1, null).get(0).batchId();
         Window next = window(q, "c", 0, 1, "w", batch, null);
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         List<Msg> usual = receive(q, "c", 0, 1, 1_000L);
         assertEquals(List.of("b0", "b1", "c0", "c1"), payloads(usual), "received the usual way, with a window");
         assertFalse(open(q, "c", 0, 1, next), "another batch is open");
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertFalse(open(q, "c", 0, 1, next), "the slot stands past where the read-ahead started");
         assertTrue(receive(q, "c", 0, 1, null).isEmpty(), "nothing was opened");
     }
@@ -277,7 +277,7 @@ class ReadAheadIT {
                 + "(select queue_id from pgque.queue where queue_name = ?) and co_name = 'c'", q);
         Window next = window(q, "c", 0, 2, "w", open.get(0).batchId(), null);
         assertTrue(next.batchId() == null || next.toTick() <= seal, "never past the seal, got " + next);
-        Pq.ack(ds, q, "c", 0, 2, "w");
+        Pq.ack(reader, q, "c", 0, 2, "w");
         long after = Db.one(ds, Long.class, "select max(tick_id) from pgque.tick where tick_queue = "
                 + "(select queue_id from pgque.queue where queue_name = ?)", q);
         long from = Db.one(ds, Long.class, "select last_tick from pgque.partition_slot_status where queue_name = ? "
@@ -302,13 +302,13 @@ class ReadAheadIT {
             late.commit();
         }
         tickOf(q, "c", 1);
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertTrue(open(q, "c", 0, 1, second));
         assertEquals(List.of("b0"), payloads(receive(q, "c", 0, 1, null)), "the batch holds what was read ahead");
         Window third = window(q, "c", 0, 1, "w", second.batchId(), null);
         List<Msg> ahead = read(q, "c", 0, 1, "w", third);
         assertEquals(List.of("late", "c0"), payloads(ahead), "the late event, in the window it became visible in");
-        Pq.ack(ds, q, "c", 0, 1, "w");
+        Pq.ack(reader, q, "c", 0, 1, "w");
         assertTrue(open(q, "c", 0, 1, third));
         assertEquals(ahead, receive(q, "c", 0, 1, null));
     }
@@ -340,12 +340,12 @@ class ReadAheadIT {
         tickOf(q, "a", 2);
         tickOf(q, "b", 2);
         long batch = receive(q, "c", 0, 1, null).get(0).batchId();
-        try (Connection reading = ds.getConnection()) {
+        try (Connection reading = reader.getConnection()) {
             reading.setAutoCommit(false);
             Window next = windowOf(Db.rows(reading, WINDOW, q, "c", 0, 1, "w", batch, null).get(0));
             assertEquals(List.of("b0", "b1"), payloads(Pq.query(reading, READ, q, "c", 0, 1, "w",
                     next.batchId(), next.fromTick(), next.toTick())));
-            Db.with(ds, c -> {
+            Db.with(reader, c -> {
                 Db.exec(c, "set lock_timeout = '2s'");
                 assertNotNull(Pq.claim(c, q, "c", 0, "w", "30 seconds"), "renewed");
                 assertEquals(1, Pq.ack(c, q, "c", 0, 1, "w"), "acked");

@@ -119,11 +119,20 @@ final class OwnPostgres implements AutoCloseable {
      * one, or a container started so): a new database with the engine installed; returns its JDBC URL.
      */
     static String createDatabase(int port, String name) throws SQLException {
+        return createDatabase(port, name, EmbeddedPg.engineScript());
+    }
+
+    /** A new database with the engine of {@code engineScript} installed (an older release, say); returns its JDBC URL. */
+    String createDatabase(String name, String engineScript) throws SQLException {
+        return createDatabase(port, name, engineScript);
+    }
+
+    private static String createDatabase(int port, String name, String engineScript) throws SQLException {
         try (Connection c = dataSource(port, "postgres").getConnection(); Statement s = c.createStatement()) {
             s.execute("create database " + name);
         }
         try (Connection c = dataSource(port, name).getConnection(); Statement s = c.createStatement()) {
-            s.execute(EmbeddedPg.engineScript());
+            s.execute(engineScript);
         }
         return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=postgres";
     }
