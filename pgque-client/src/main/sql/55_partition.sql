@@ -56,6 +56,12 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
 -- their holder next claims or renews them.
 SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_key', 'bytea');
 SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_role', 'name');
+-- Since when the slot's lease stands as it is: when its holder took it over (claim_slot), or when
+-- the last holder gave it back (release_slot); a new slot row, since its creation. Monitoring reads
+-- how long a slot has had a holder, or none (84_status.sql). Rows of an engine from before it start
+-- at the upgrade. The default is now(), not clock_timestamp(): a volatile default would rewrite
+-- the table, under its strongest lock, when an upgrade adds the column.
+SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_since', 'timestamptz NOT NULL DEFAULT now()');
 
 -- The subscription name of slot i_slot of i_n. The numbers are cast to text first: text || int
 -- is only STABLE, and an IMMUTABLE function whose body is not immutable is never inlined (it was

@@ -95,7 +95,8 @@ BEGIN
     IF r.lease_owner IS NULL OR r.lease_until <= v_now THEN
         UPDATE pgque.partition_slot
            SET lease_owner = pgque.slot_worker_label(i_worker), lease_key = sha256(convert_to(i_worker, 'UTF8')),
-               lease_role = session_user, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1
+               lease_role = session_user, lease_until = v_now + i_ttl, lease_ttl = i_ttl, epoch = epoch + 1,
+               lease_since = v_now
          WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
         RETURN r.epoch + 1;
     END IF;
@@ -130,7 +131,7 @@ BEGIN
             i_slot, i_consumer, v_batch USING ERRCODE = '55000';
     END IF;
     UPDATE pgque.partition_slot SET lease_owner = NULL, lease_until = NULL, lease_ttl = NULL, lease_key = NULL,
-                                    lease_role = NULL
+                                    lease_role = NULL, lease_since = clock_timestamp()
      WHERE queue_id = r.queue_id AND co_name = r.co_name AND slot = r.slot;
     RETURN true;
 END

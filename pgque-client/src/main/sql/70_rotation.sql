@@ -10,13 +10,36 @@
 --
 -- Layer: on top (README.md). Calls any earlier file (maint() reaps 65_idem.sql's keys).
 
+-- Internal: the consumer whose cursor keeps the queue's oldest table from being reused, or NULL.
+-- The slowest cursor decides: while it may still need events written before the last switch
+-- was settled, the oldest table must stay. Rotation step 1 asks it, and so does monitoring
+-- (queue_stats(), 84_status.sql: a rotation that is due and held back so is pinned).
+CREATE OR REPLACE FUNCTION pgque.queue_rotation_holder(i_q pgque.queue)
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_consumer text;
+    v_xmin bigint;
+BEGIN
+    SELECT c.co_name, pg_snapshot_xmin(t.tick_snapshot)::text::bigint INTO v_consumer, v_xmin
+      FROM pgque.subscription s
+      JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+      LEFT JOIN pgque.tick t ON t.tick_queue = s.sub_queue AND t.tick_id = s.sub_last_tick
+     WHERE s.sub_queue = i_q.queue_id AND s.sub_last_tick IS NOT NULL
+     ORDER BY s.sub_last_tick, c.co_name
+     LIMIT 1;
+    IF FOUND AND (v_xmin IS NULL OR v_xmin <= i_q.queue_switch_step2) THEN
+        RETURN v_consumer;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.maint_rotate_tables_step1(i_queue_name text)
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
-    v_lowest bigint;
-    v_lowest_xmin bigint;
     v_next int4;
     v_table text;
 BEGIN
@@ -40,15 +63,8 @@ BEGIN
             USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:XX000', DETAIL = 'The current transaction id is below the last switch: restored or corrupt state.';
     END IF;
 
-    -- The slowest cursor decides: while it may still need events written before the last
-    -- switch was settled, the oldest table must stay.
-    SELECT min(sub_last_tick) INTO v_lowest FROM pgque.subscription WHERE sub_queue = q.queue_id;
-    IF v_lowest IS NOT NULL THEN
-        SELECT pg_snapshot_xmin(tick_snapshot)::text::bigint INTO v_lowest_xmin
-          FROM pgque.tick WHERE tick_queue = q.queue_id AND tick_id = v_lowest;
-        IF v_lowest_xmin IS NULL OR v_lowest_xmin <= q.queue_switch_step2 THEN
-            RETURN 0;
-        END IF;
+    IF pgque.queue_rotation_holder(q) IS NOT NULL THEN
+        RETURN 0;
     END IF;
 
     v_next := (q.queue_cur_table + 1) % q.queue_ntables;
@@ -159,14 +175,9 @@ BEGIN
     IF q.queue_switch_step2 IS NULL THEN
         RETURN 'the last switch is not settled yet: maint_rotate_tables_step2() has not run since';
     END IF;
-    v_reasons := v_reasons || (
-        SELECT array_agg(format('consumer %s (cursor at tick %s) has not read past the last switch', c.co_name, s.sub_last_tick)
-                         ORDER BY s.sub_last_tick, c.co_name)
-          FROM pgque.subscription s
-          JOIN pgque.consumer c ON c.co_id = s.sub_consumer
-          JOIN pgque.tick t ON t.tick_queue = s.sub_queue AND t.tick_id = s.sub_last_tick
-         WHERE s.sub_queue = q.queue_id
-           AND pg_snapshot_xmin(t.tick_snapshot)::text::bigint <= q.queue_switch_step2);
+    IF pgque.queue_rotation_holder(q) IS NOT NULL THEN
+        v_reasons := v_reasons || format('consumer %s has not read past the last switch', pgque.queue_rotation_holder(q));
+    END IF;
     v_next_name := pgque.event_table_name(q.queue_id, (q.queue_cur_table + 1) % q.queue_ntables);
     v_next := v_next_name::regclass;
     v_reasons := v_reasons || (

@@ -3,8 +3,9 @@
 -- SPDX-License-Identifier: Apache-2.0
 --
 
--- Health: per-consumer figures and the roll-up status() that says what runs the engine and what
--- is stale. Admin only unless noted in 90_grants.sql.
+-- Health: per-queue, per-consumer and per-slot figures for monitoring (readers), and the roll-up
+-- status() that says what runs the engine and what is stale. Admin only unless noted in
+-- 90_grants.sql.
 --
 -- Layer: on top (README.md). Calls any earlier file (82_scheduling.sql for the jobs).
 
@@ -32,6 +33,101 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_tem
               JOIN pgque.consumer c ON c.co_id = d.dl_consumer_id
              WHERE q.queue_name = i.queue_name AND c.co_name = i.consumer_name)
       FROM pgque.get_consumer_info() i
+$$;
+
+-- Queue monitoring, for exporters: PgQue's queue_stats() columns in PgQue's order, then this
+-- engine's. depth is the largest backlog of any consumer (the events between the slowest cursor
+-- and the last tick, without the ids a forced tick drew), oldest_msg_age the age of the slowest
+-- cursor's tick. rotation_pinned: the rotation period has passed and a cursor holds the oldest
+-- table (rotation_pinned_by names it), so the queue's tables are not reused until it moves.
+CREATE OR REPLACE FUNCTION pgque.queue_stats()
+RETURNS TABLE (queue_name text, queue_id int4, depth bigint, oldest_msg_age interval, consumers int4,
+               events_per_sec numeric, cur_table int4, rotation_age interval, rotation_period interval,
+               ticker_paused boolean, last_tick_time timestamptz, last_tick_id bigint, dlq_count bigint,
+               unticked_events bigint, ticker_lag interval, retry_events bigint, rotation_pinned boolean,
+               rotation_pinned_by text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+    SELECT q.queue_name, q.queue_id,
+           greatest((lt.tick_event_seq - lt.tick_forced_ids) - cur.slowest_seq, 0)::bigint,
+           now() - cur.slowest_time,
+           cur.consumers::int4,
+           CASE WHEN pt.tick_time IS NULL THEN NULL
+                WHEN pt.tick_time = lt.tick_time THEN 0::numeric
+                ELSE ((lt.tick_event_seq - lt.tick_forced_ids) - (pt.tick_event_seq - pt.tick_forced_ids))::numeric
+                     / extract(epoch FROM lt.tick_time - pt.tick_time) END,
+           q.queue_cur_table,
+           now() - q.queue_switch_time,
+           q.queue_rotation_period,
+           q.queue_ticker_paused,
+           lt.tick_time,
+           lt.tick_id,
+           (SELECT count(*) FROM pgque.dead_letter d WHERE d.dl_queue_id = q.queue_id),
+           tb.unticked_events,
+           tb.ticker_lag,
+           (SELECT count(*) FROM pgque.retry_queue r WHERE r.ev_queue = q.queue_id),
+           h.holder IS NOT NULL,
+           h.holder
+      FROM pgque.queue q
+      CROSS JOIN LATERAL pgque.tick_backlog(q.queue_id) tb
+      LEFT JOIN LATERAL (SELECT t.tick_id, t.tick_time, t.tick_event_seq, t.tick_forced_ids FROM pgque.tick t
+                          WHERE t.tick_queue = q.queue_id ORDER BY t.tick_id DESC LIMIT 1) lt ON true
+      LEFT JOIN LATERAL (SELECT t.tick_time, t.tick_event_seq, t.tick_forced_ids FROM pgque.tick t
+                          WHERE t.tick_queue = q.queue_id ORDER BY t.tick_id DESC OFFSET 1 LIMIT 1) pt ON true
+      CROSS JOIN LATERAL (SELECT count(*) AS consumers, min(ct.tick_event_seq - ct.tick_forced_ids) AS slowest_seq,
+                                 min(ct.tick_time) AS slowest_time
+                            FROM pgque.subscription s
+                            LEFT JOIN pgque.tick ct ON ct.tick_queue = s.sub_queue AND ct.tick_id = s.sub_last_tick
+                           WHERE s.sub_queue = q.queue_id) cur
+      CROSS JOIN LATERAL (SELECT CASE WHEN q.queue_switch_step2 IS NOT NULL
+                                       AND q.queue_switch_time + q.queue_rotation_period < now()
+                                      THEN pgque.queue_rotation_holder(q) END AS holder) h
+     ORDER BY q.queue_name;
+END
+$$;
+
+-- Slot monitoring, for exporters: one row per slot of every partitioned consumer (both sets
+-- while a resize drains, as partition_slot_status), with its lease and its cursor. A slot
+-- without a live lease is read by nobody and holds back rotation for the whole queue:
+-- unleased_for says for how long (since the last holder released it, or its lease ran out, or
+-- the slot was created), leased_for how long the holder has had it.
+CREATE OR REPLACE FUNCTION pgque.slot_stats()
+RETURNS TABLE (queue_name text, consumer_name text, slot int4, n int4, slot_set text, lease_owner text,
+               lease_held boolean, lease_epoch bigint, leased_for interval, unleased_for interval,
+               lag interval, last_seen interval, last_tick bigint, current_batch bigint, pending_events bigint,
+               retry_events bigint, dead_letters bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_now timestamptz := clock_timestamp();
+BEGIN
+    RETURN QUERY
+    SELECT v.queue_name, v.consumer, v.slot, v.n, v.slot_set,
+           CASE WHEN l.held THEN ps.lease_owner END,
+           l.held,
+           v.epoch,
+           CASE WHEN l.held THEN v_now - ps.lease_since END,
+           CASE WHEN NOT l.held THEN v_now - CASE WHEN ps.queue_id IS NULL THEN pc.resize_started
+                                                   WHEN ps.lease_owner IS NOT NULL THEN ps.lease_until
+                                                   ELSE ps.lease_since END END,
+           v_now - ct.tick_time,
+           v_now - s.sub_active,
+           s.sub_last_tick,
+           s.sub_batch,
+           v.backlog_events,
+           (SELECT count(*) FROM pgque.retry_queue r WHERE r.ev_owner = s.sub_id),
+           (SELECT count(*) FROM pgque.dead_letter d WHERE d.dl_queue_id = q.queue_id AND d.dl_consumer_id = c.co_id)
+      FROM pgque.partition_slot_status v
+      JOIN pgque.queue q ON q.queue_name = v.queue_name
+      JOIN pgque.partition_consumer pc ON pc.queue_id = q.queue_id AND pc.co_name = v.consumer
+      LEFT JOIN pgque.partition_slot ps
+             ON ps.queue_id = q.queue_id AND ps.co_name = v.consumer AND ps.slot = v.slot AND v.slot_set <> 'new'
+      CROSS JOIN LATERAL (SELECT coalesce(ps.lease_owner IS NOT NULL AND ps.lease_until > v_now, false) AS held) l
+      LEFT JOIN pgque.consumer c ON c.co_name = pgque.slot_consumer_name(v.consumer, v.slot, v.n)
+      LEFT JOIN pgque.subscription s ON s.sub_queue = q.queue_id AND s.sub_consumer = c.co_id
+      LEFT JOIN pgque.tick ct ON ct.tick_queue = q.queue_id AND ct.tick_id = s.sub_last_tick
+     ORDER BY v.queue_name, v.consumer, v.slot_set DESC, v.slot;
+END
 $$;
 
 -- A health roll-up, one row per component. First PgQue's rows, which scripts parse by component

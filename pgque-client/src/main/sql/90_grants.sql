@@ -68,6 +68,8 @@ BEGIN
     pgque.version(),
     pgque.dlq_inspect(text, int),
     pgque.consumer_stats(),
+    pgque.queue_stats(),
+    pgque.slot_stats(),
     pgque.slot_of(text, int),
     pgque.slot_consumer_name(text, int, int),
     pgque.subscribe_partitioned(text, text, int),
@@ -242,6 +244,7 @@ BEGIN
     -- 65_idem.sql, 70_rotation.sql, 75_sink_offsets.sql, 82_scheduling.sql
     pgque.idem_prepare(text, interval),
     pgque.queue_rotation_blockers(int4),
+    pgque.queue_rotation_holder(pgque.queue),
     pgque.sink_check_call(text, text[], int4[], int[], bigint[], boolean),
     pgque.sink_check_owner(text, boolean),
     pgque.cron_jobs(),

@@ -7,12 +7,13 @@ package io.pgque.engine;
 import io.pgque.testing.EmbeddedPg;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.postgresql.util.PGInterval;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static io.pgque.testing.SqlValues.asLong;
+import static io.pgque.testing.SqlValues.seconds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -46,17 +47,6 @@ class InfoIT {
         List<Map<String, Object>> rows = sql.rows("select * from pgque.get_consumer_info(?, ?)", q, c);
         assertEquals(1, rows.size(), "one row for " + q + "/" + c);
         return rows.get(0);
-    }
-
-    private static long asLong(Object o) {
-        assertNotNull(o);
-        return ((Number) o).longValue();
-    }
-
-    private static double seconds(Object interval) {
-        assertTrue(interval instanceof PGInterval, "an interval: " + interval);
-        PGInterval i = (PGInterval) interval;
-        return ((i.getDays() * 24.0 + i.getHours()) * 60 + i.getMinutes()) * 60 + i.getSeconds();
     }
 
     @Test

@@ -5,11 +5,11 @@
 package io.pgque.connect.plugin;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.Jdbc;
 import io.prometheus.jmx.JmxCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
@@ -31,6 +31,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,7 +56,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * model, its connector config accepted by the connector's validate() in a worker that loaded the
  * plugin archives (a real PostgreSQL behind it), and the Prometheus JMX exporter rules run by
  * the exporter over that worker's MBeans while both connectors move records, turning out every
- * metric docs/production.md documents and the Grafana dashboard queries.
+ * metric docs/production.md documents and the Grafana dashboard, the alert rules and Strimzi's
+ * Kafka Connect dashboard query; and the postgres_exporter queries run as a reader, making the
+ * engine's metrics the dashboard and the alert rules read.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DeploymentFilesIT {
@@ -60,9 +66,24 @@ class DeploymentFilesIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** Strimzi's Kubernetes Secret provider references, e.g. ${secrets:pgque/pgque-db:sink-user}. */
     private static final Pattern SECRET = Pattern.compile("\\$\\{secrets:[^:}]+:([^}]+)}");
+
+    /**
+     * What Strimzi's Kafka Connect dashboard (packaging/examples/metrics/.../strimzi-kafka-connect.json)
+     * queries from the workers' JMX exporter, which must keep working on these rules. Its JVM panels
+     * read the agent's own JVM metrics, which no rule makes.
+     */
+    private static final Set<String> STRIMZI_DASHBOARD = Set.of("kafka_connect_worker_connector_count",
+            "kafka_connect_worker_task_count", "kafka_consumer_connection_count", "kafka_producer_connection_count",
+            "kafka_admin_client_connection_count", "kafka_producer_outgoing_byte_total", "kafka_consumer_incoming_byte_total",
+            "kafka_connect_coordinator_assigned_connectors", "kafka_connect_coordinator_assigned_tasks",
+            "kafka_connect_worker_rebalance_rebalancing", "kafka_connect_worker_connector_running_task_count",
+            "kafka_connect_worker_connector_paused_task_count", "kafka_connect_worker_connector_failed_task_count",
+            "kafka_connect_worker_connector_unassigned_task_count", "kafka_connect_worker_connector_destroyed_task_count",
+            "kafka_connect_connector_status", "kafka_connect_connector_connector_class",
+            "kafka_connect_connector_connector_version", "kafka_connect_connector_connector_type",
+            "kafka_connect_connector_task_status", "kafka_connect_task_error_total_record_failures");
 
     private static EmbeddedConnectCluster connect;
     private static EmbeddedPg.TestDatabase db;
@@ -146,8 +167,10 @@ class DeploymentFilesIT {
         // As the agent does: the collector registered in a registry (which sets up its own
         // scrape metrics), the registry scraped.
         PrometheusRegistry registry = new PrometheusRegistry();
-        new JmxCollector(deploy("prometheus/pgque-connect-jmx-exporter.yml").toFile()).register(registry);
+        new JmxCollector(MonitoringFiles.JMX_RULES.toFile()).register(registry);
         Set<String> exported = new TreeSet<>();
+        Set<String> dashboard = MonitoringFiles.startingWith(MonitoringFiles.dashboardMetrics(), "kafka_");
+        Set<String> alerts = MonitoringFiles.startingWith(MonitoringFiles.alertMetrics(), "kafka_");
         Samples.await(TIMEOUT, () -> {
             exported.clear();
             MetricSnapshots snapshots = registry.scrape();
@@ -156,9 +179,49 @@ class DeploymentFilesIT {
                 boolean counter = snapshot.getClass().getSimpleName().startsWith("Counter");
                 exported.add(counter && !name.endsWith("_total") ? name + "_total" : name);
             }
-            return exported.containsAll(documentedMetrics()) && exported.containsAll(dashboardMetrics());
-        }, () -> "missing " + missing(documentedMetrics(), exported) + " (documented) and "
-                + missing(dashboardMetrics(), exported) + " (dashboard) among " + exported);
+            return exported.containsAll(documentedMetrics()) && exported.containsAll(dashboard)
+                    && exported.containsAll(alerts) && exported.containsAll(STRIMZI_DASHBOARD);
+        }, () -> "missing " + missing(documentedMetrics(), exported) + " (documented), "
+                + missing(dashboard, exported) + " (dashboard), " + missing(alerts, exported) + " (alert rules) and "
+                + missing(STRIMZI_DASHBOARD, exported) + " (Strimzi's dashboard) among " + exported);
+    }
+
+    /**
+     * The postgres_exporter queries run as a login that has the reader role only, return exactly
+     * the columns the file declares, and make every engine metric the dashboard and the alert rules
+     * read (PrometheusAlertsIT runs the exporter itself, where it is installed).
+     */
+    @Test
+    void theExporterQueriesRunAsAReaderAndMakeEveryEngineMetricTheDashboardAndTheAlertsRead() throws SQLException {
+        String monitor = "deploy_files_monitor";
+        PgQue pgque = PgQue.using(db.superuser());
+        pgque.queues().create("exporter_check");
+        try (Connection c = db.superuser().getConnection()) {
+            Jdbc.exec(c, "do $$ begin if not exists (select 1 from pg_roles where rolname = '" + monitor + "') then"
+                    + " create role " + monitor + " login; end if; end $$");
+            Jdbc.exec(c, "grant pgque_reader to " + monitor);
+            Jdbc.exec(c, "select pgque.subscribe_partitioned('exporter_check', 'slots', 2)");
+            Jdbc.exec(c, "select pgque.subscribe('exporter_check', 'plain')");
+        }
+        Set<String> made = new TreeSet<>();
+        try (Connection c = db.as(monitor).getConnection()) {
+            MonitoringFiles.exporterQueries().forEach((namespace, query) -> {
+                try (PreparedStatement ps = c.prepareStatement(query.sql()); ResultSet rs = ps.executeQuery()) {
+                    List<String> columns = new ArrayList<>();
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                        columns.add(rs.getMetaData().getColumnName(i));
+                    }
+                    assertEquals(new ArrayList<>(query.columns().keySet()), columns, namespace + ": declared columns");
+                    assertTrue(rs.next(), namespace + " returns rows for the queue, its consumer and its slots");
+                } catch (SQLException e) {
+                    throw new AssertionError(namespace + " fails as a reader: " + e.getMessage(), e);
+                }
+                made.addAll(query.metrics(namespace));
+            });
+        }
+        Set<String> wanted = new TreeSet<>(MonitoringFiles.startingWith(MonitoringFiles.dashboardMetrics(), "pgque_"));
+        wanted.addAll(MonitoringFiles.startingWith(MonitoringFiles.alertMetrics(), "pgque_"));
+        assertEquals(Set.of(), missing(wanted, made), "read by the dashboard or the alert rules, made by no query");
     }
 
     /** Strimzi's model keeps fields it does not know instead of failing: a misspelt field would pass unseen. */
@@ -207,26 +270,6 @@ class DeploymentFilesIT {
                 names.add(name.group(1));
             }
             assertFalse(names.isEmpty(), "no metric names between the markers of docs/production.md");
-            return names;
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** The metric names the Grafana dashboard's queries use. */
-    private static Set<String> dashboardMetrics() {
-        try {
-            JsonNode dashboard = JSON.readTree(deploy("grafana/pgque-connect-dashboard.json").toFile());
-            Set<String> names = new TreeSet<>();
-            Pattern metric = Pattern.compile("(kafka_connect_[a-z0-9_]+)");
-            for (JsonNode panel : dashboard.path("panels")) {
-                for (JsonNode target : panel.path("targets")) {
-                    Matcher m = metric.matcher(target.path("expr").asText());
-                    while (m.find()) {
-                        names.add(m.group(1));
-                    }
-                }
-            }
             return names;
         } catch (IOException e) {
             throw new IllegalStateException(e);

@@ -4,6 +4,7 @@
  */
 package io.pgque.connect.sink;
 
+import io.pgque.testsupport.LogCapture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.errors.ConnectException;

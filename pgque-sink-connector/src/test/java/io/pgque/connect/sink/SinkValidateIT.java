@@ -5,6 +5,7 @@
 package io.pgque.connect.sink;
 
 import io.pgque.testing.EmbeddedPg;
+import io.pgque.testsupport.LogCapture;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;

@@ -165,7 +165,10 @@ public class PgQueSourceConnector extends SourceConnector {
                 .forEach(warning -> log.warn("Connector {}: {}", connectorConfigs.get(SourceConfigDef.CONNECTOR_NAME),
                         warning));
         if (problems.isEmpty()) {
-            problems = DatabaseChecks.run(parsed);
+            DatabaseChecks.Findings findings = DatabaseChecks.run(parsed);
+            problems = findings.problems();
+            findings.warnings().forEach(warning -> log.warn("Connector {}: {}",
+                    connectorConfigs.get(SourceConfigDef.CONNECTOR_NAME), warning));
         }
         for (ConfigValue value : result.configValues()) {
             for (String message : problems.getOrDefault(value.name(), List.of())) {

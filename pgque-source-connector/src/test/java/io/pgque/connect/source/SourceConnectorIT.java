@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgque.client.Event;
 import io.pgque.connect.source.offsets.SourceOffsets;
 import io.pgque.testing.PluginMetricsJmx;
+import io.pgque.testsupport.LogCapture;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -33,6 +34,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -271,6 +273,37 @@ class SourceConnectorIT {
         assertError(exactlyOnce, "pgque.delivery.guarantee", "exactly.once.support=required");
         exactlyOnce.put("exactly.once.support", "required");
         assertError(exactlyOnce, "exactly.once.support", "does not have exactly-once source support enabled");
+    }
+
+    /**
+     * validate() accepts a queue whose other partitioned consumers nobody reads, and warns in the
+     * worker's log about each one no lease has held for over an hour (here its slots' lease
+     * clocks are set back two hours), with the call that removes it; not about a consumer merely
+     * without a holder for a moment, nor about the connector's own consumer.
+     */
+    @Test
+    void validateWarnsAboutConsumersOfTheQueueNoLeaseHasHeldForAnHour() {
+        String queue = "abandoned_q";
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, "deleted-src", 2, "setup").subscribe();
+        pg.pgque.slotConsumer(queue, "restarting-src", 2, "setup").subscribe();
+        pg.pgque.slotConsumer(queue, "own-src", 2, "setup").subscribe();
+        pg.execute("update pgque.partition_slot set lease_since = clock_timestamp() - interval '2 hours'"
+                + " where co_name in ('deleted-src', 'own-src')");
+
+        Map<String, String> config = fixture.connectorConfig("own-src", queue, 2, 2);
+        List<ConfigInfos> results = new ArrayList<>();
+        String log = LogCapture.during(() -> results.add(connect.validateConnectorConfig("PgQueSourceConnector", config)));
+        assertEquals(0, results.get(0).errorCount(), "a warning, not an error");
+        assertTrue(log.contains("queue 'abandoned_q' has partitioned consumer 'deleted-src', whose slots no task has held"
+                + " for 120 minutes"), log);
+        assertTrue(log.contains("select pgque.unsubscribe_partitioned('abandoned_q', 'deleted-src')"), log);
+        assertFalse(log.contains("'restarting-src'"), "unleased for a moment only: " + log);
+        assertFalse(log.contains("consumer 'own-src'"), "the connector's own consumer is its tasks' to take: " + log);
+
+        pg.execute("select pgque.unsubscribe_partitioned('abandoned_q', 'deleted-src')");
+        String after = LogCapture.during(() -> connect.validateConnectorConfig("PgQueSourceConnector", config));
+        assertFalse(after.contains("deleted-src"), "gone once unsubscribed: " + after);
     }
 
     /** Fault: tasks.max goes from 2 to 4 while events flow; slots move to new tasks without loss or reordering. */

@@ -10,6 +10,7 @@ import io.pgque.connect.common.config.SchemaInstall;
 import io.pgque.connect.common.probe.DatabaseProbe;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,8 +18,9 @@ import java.util.Map;
 
 /**
  * What validate() can only learn from the database itself: is the engine there, does the queue
- * exist, may the user consume (and tick). A consumer that exists with another N is no problem:
- * the tasks resize it. Read-only, and bounded in time, because a validate call must answer even
+ * exist, may the user consume (and tick), and, as a warning only, does the queue have other
+ * partitioned consumers nobody has read for long. A consumer that exists with another N is no
+ * problem: the tasks resize it. Read-only, and bounded in time, because a validate call must answer even
  * when the database does not: one {@link DatabaseProbe} connection, as the sink's validation
  * uses, not a pool.
  */
@@ -30,21 +32,37 @@ public final class DatabaseChecks {
     private static final List<String> TICK = List.of("pgque.ticker_round(interval)", "pgque.maint()",
             "pgque.maint_rotate_tables_step2()", "pgque.maint_retry_events()");
 
+    /**
+     * How long a partitioned consumer of the queue may go without any lease before validate()
+     * warns about it: far longer than a restart or a rebalance takes, so it names consumers whose
+     * connector is stopped, paused or gone.
+     */
+    public static final Duration UNLEASED_WARNING = Duration.ofHours(1);
+
     private final SourceConfig config;
     private final Map<String, List<String>> problems = new LinkedHashMap<>();
+    private final List<String> warnings = new ArrayList<>();
 
     private DatabaseChecks(SourceConfig config) {
         this.config = config;
     }
 
-    /** Problems by key; empty when all checks passed. Bounded in time by connection.timeout.ms. */
-    public static Map<String, List<String>> run(SourceConfig config) {
-        return DatabaseProbe.check(config.connection(), "pgque-source-validate", "the source's configuration",
-                probe -> new DatabaseChecks(config).check(probe), problem -> single(problem.key(), problem.message()),
-                Map.of());
+    /**
+     * What the checks found: problems by key (errors, empty when all checks passed) and warnings
+     * (accepted, worth a line in the worker's log: Connect's validation result has no place for them).
+     */
+    public record Findings(Map<String, List<String>> problems, List<String> warnings) {
     }
 
-    private Map<String, List<String>> check(DatabaseProbe probe) throws SQLException {
+    /** Runs the checks, bounded in time by connection.timeout.ms. */
+    public static Findings run(SourceConfig config) {
+        return DatabaseProbe.check(config.connection(), "pgque-source-validate", "the source's configuration",
+                probe -> new DatabaseChecks(config).check(probe),
+                problem -> new Findings(single(problem.key(), problem.message()), List.of()),
+                new Findings(Map.of(), List.of()));
+    }
+
+    private Findings check(DatabaseProbe probe) throws SQLException {
         if (!probe.engineInstalled()) {
             if (config.schemaInstall() == SchemaInstall.NONE) {
                 add(EngineConfigDef.SCHEMA_INSTALL, "the database has no pgque schema: install the engine, or set "
@@ -57,7 +75,7 @@ public final class DatabaseChecks {
                     + "install the engine, then create the queue as a role with pgque_admin (select "
                     + "pgque.create_queue('" + config.queue() + "')), or let the sink create it ("
                     + "pgque.queue.auto.create=true); or correct " + SourceConfigDef.QUEUE);
-            return problems;
+            return new Findings(problems, warnings);
         }
         // Rights first: without pgque_reader the queue checks below would only say "permission denied".
         if (checkRoles(probe)) {
@@ -67,9 +85,21 @@ public final class DatabaseChecks {
                         + "pgque.create_queue('" + config.queue() + "')), or let the sink that writes to it create "
                         + "it (pgque.queue.auto.create=true), then validate again; or correct " + SourceConfigDef.QUEUE
                         + " if the name is wrong");
+            } else {
+                warnAboutUnleasedConsumers(probe);
             }
         }
-        return problems;
+        return new Findings(problems, warnings);
+    }
+
+    /** Consumers of the queue that nobody reads hold back its table rotation: say which, and how to remove them. */
+    private void warnAboutUnleasedConsumers(DatabaseProbe probe) throws SQLException {
+        probe.unleasedConsumers(config.queue(), config.consumer(), UNLEASED_WARNING).forEach((consumer, unleased) ->
+                warnings.add("queue '" + config.queue() + "' has partitioned consumer '" + consumer + "', whose slots no "
+                        + "task has held for " + unleased.toMinutes() + " minutes: nobody reads it, and it holds back "
+                        + "the rotation of the queue's event tables, which grow meanwhile. If the connector that read it "
+                        + "is gone for good, unsubscribe it: select pgque.unsubscribe_partitioned('" + config.queue()
+                        + "', '" + consumer + "') (docs/operations.md, \"Remove a connector\")"));
     }
 
     /** @return whether the user may consume at all */

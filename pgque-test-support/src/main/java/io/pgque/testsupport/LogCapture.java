@@ -2,7 +2,7 @@
  * Copyright 2026 the pgque-kafka-connect authors
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.pgque.connect.sink;
+package io.pgque.testsupport;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -12,12 +12,12 @@ import java.nio.charset.StandardCharsets;
  * Collects what the test logger (slf4j-simple, writing to whatever System.err is at the time)
  * prints while an action runs.
  */
-final class LogCapture {
+public final class LogCapture {
 
     private LogCapture() {
     }
 
-    static String during(Runnable action) {
+    public static String during(Runnable action) {
         PrintStream original = System.err;
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         System.setErr(new PrintStream(buffer, true, StandardCharsets.UTF_8));
