@@ -111,7 +111,12 @@ public final class SinkCluster implements AutoCloseable {
     }
 
     public void send(String topic, Integer partition, byte[] key, byte[] value, Map<String, String> headers) {
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, key, value);
+        send(topic, partition, null, key, value, headers);
+    }
+
+    /** As above, with the record's timestamp ({@code null}: the producer's clock). */
+    public void send(String topic, Integer partition, Long timestamp, byte[] key, byte[] value, Map<String, String> headers) {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, timestamp, key, value);
         headers.forEach((name, text) -> record.headers().add(name, bytes(text)));
         producer().send(record);
     }
