@@ -43,6 +43,12 @@ class DelayedDeliveryIT {
         sql = new Sql(EmbeddedPg.newDatabase("delayed").installEngine().superuser());
     }
 
+    /** Queue {@code queue}, and consumer {@code c} subscribed to it. */
+    private static void queueWithConsumer(String queue) {
+        sql.createQueue(queue);
+        sql.subscribe(queue, "c");
+    }
+
     private static long held(String queue) {
         return sql.oneLong("select count(*) from pgque.delayed_events where de_queue_name = ?", queue);
     }
@@ -64,8 +70,7 @@ class DelayedDeliveryIT {
     @Test
     void anEventDueLaterIsHeldAndTheTickerMovesItOnceDue() {
         String q = "later";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due = inMillis(500);
         long scheduled = sql.oneLong("select pgque.send_at(?, 'remind', '{\"a\": 1}'::jsonb, ?)", q, due);
         assertEquals(1, held(q), "held, not in the queue");
@@ -89,8 +94,7 @@ class DelayedDeliveryIT {
     @Test
     void anEventDueNowOrFarInThePastIsSentAtOnceAndItsEventIdReturned() {
         String q = "now";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         long past = sql.oneLong("select pgque.send_at(?, 't', 'past'::text, now() - interval '10 years')", q);
         long minusInfinity = sql.oneLong("select pgque.send_at(?, 't', '{}'::jsonb, '-infinity')", q);
         long keyed = sql.oneLong("select pgque.send_at(?, 't', 'keyed'::text, now(), 'k1')", q);
@@ -104,8 +108,7 @@ class DelayedDeliveryIT {
     @Test
     void dueEventsEnterInDueTimeOrderAndEqualTimesInSendOrder() {
         String q = "order";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime base = inMillis(400);
         // Sent in the reverse of their due order; the last two share a due time.
         sendAt(q, "third", base.plusNanos(200_000_000), null);
@@ -122,8 +125,7 @@ class DelayedDeliveryIT {
     @Test
     void aDelayedEventJoinsItsKeysOrderWhenItBecomesDue() {
         String q = "keyorder";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due = inMillis(400);
         sendAt(q, "delayed", due, "k");
         sql.exec("select pgque.send(?, 't', 'sent-after-it'::text, 'k')", q);
@@ -141,8 +143,7 @@ class DelayedDeliveryIT {
     @Test
     void theBatchFormSendsWhatIsDueAndHoldsTheRestReportingEachPosition() {
         String q = "batchform";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due = inMillis(400);
         List<Map<String, Object>> rows = sql.rows("""
                 select ord, event_id, scheduled_id from pgque.send_events_at(?,
@@ -202,8 +203,7 @@ class DelayedDeliveryIT {
     @Test
     void aQueueThatRefusesInsertsKeepsItsEventsHeldUntilItTakesThemAgain() {
         String q = "disabled";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due = inMillis(300);
         sendAt(q, "waits", due, null);
         sql.config(q, "disable_insert", "true");
@@ -221,8 +221,7 @@ class DelayedDeliveryIT {
     @Test
     void maintDeliversDueEventsOfEveryQueuePausedOnesToo() {
         String q = "paused";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due = inMillis(300);
         sendAt(q, "p", due, null);
         sql.config(q, "ticker_paused", "true");
@@ -237,8 +236,7 @@ class DelayedDeliveryIT {
     @Test
     void aTickerMovesAtMostItsLimitAndMaintDrainsEverythingDue() {
         String q = "burst";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         int limit = (int) sql.oneLong("select pgque.delayed_move_limit()");
         // Rows written as PgQue's tests write them, already due.
         sql.exec("insert into pgque.delayed_events (de_queue_name, de_deliver_at, de_type, de_data) "
@@ -333,8 +331,7 @@ class DelayedDeliveryIT {
     @Test
     void anEventFallingDueWhileItsProducerIsStillOpenIsMovedOnceItCommits() throws Exception {
         String q = "openproducer";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due;
         try (Connection producer = sql.connect()) {
             producer.setAutoCommit(false);
@@ -357,8 +354,7 @@ class DelayedDeliveryIT {
     @Test
     void twoMoversNeverMoveAnEventTwiceAndAMoveRolledBackLeavesItHeld() throws Exception {
         String q = "twomovers";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         OffsetDateTime due = inMillis(300);
         for (int i = 0; i < 3; i++) {
             sendAt(q, "e" + i, due, "k");
@@ -405,8 +401,7 @@ class DelayedDeliveryIT {
     @Test
     void heldEventsAreNoLagAndUninstallCountsThem() {
         String q = "nolag";
-        sql.createQueue(q);
-        sql.subscribe(q, "c");
+        queueWithConsumer(q);
         sql.exec("select pgque.subscribe_partitioned(?, 'slots', 2)", q);
         sql.tick(q);
         sql.drain(q, "c");

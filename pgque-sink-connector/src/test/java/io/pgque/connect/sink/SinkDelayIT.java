@@ -19,7 +19,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -154,12 +153,8 @@ class SinkDelayIT {
         cluster.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "task after a restart");
         stream.send(120);
 
-        Map<TopicPartition, Long> end = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            TopicPartition tp = new TopicPartition(name, p);
-            end.put(tp, cluster.connect.kafka().endOffset(tp));
-        }
-        SinkCluster.await(() -> end.equals(stored(name)), "stored offsets to reach the end offsets " + end);
+        Map<TopicPartition, Long> end = cluster.endOffsets(name, partitions);
+        SinkCluster.await(() -> end.equals(cluster.storedOffsets(name)), "stored offsets to reach the end offsets " + end);
         assertEquals(240, held(name), "every record held, once, by the time its offset is stored");
 
         reader.awaitUntilAll(stream.sent(), TIMEOUT);
@@ -181,21 +176,5 @@ class SinkDelayIT {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static Map<TopicPartition, Long> stored(String connector) {
-        Map<TopicPartition, Long> stored = new HashMap<>();
-        try (Connection c = cluster.superuser().getConnection();
-             PreparedStatement ps = c.prepareStatement("select topic, kafka_partition, next_offset from pgque.sink_offsets(?)")) {
-            ps.setString(1, connector);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    stored.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
-                }
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return stored;
     }
 }
