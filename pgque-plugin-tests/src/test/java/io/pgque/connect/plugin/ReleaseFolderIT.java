@@ -93,7 +93,10 @@ class ReleaseFolderIT {
     @ParameterizedTest
     @MethodSource("archives")
     void theSbomListsEveryJarTheArchiveBundles(PluginArchive archive) throws IOException {
-        JsonNode bom = JSON.readTree(release.resolve(archive.artifactId() + "-" + Build.projectVersion() + ".cdx.json").toFile());
+        Path sbom = release.resolve(archive.artifactId() + "-" + Build.projectVersion() + ".cdx.json");
+        assertTrue(Files.isRegularFile(sbom), sbom + " is missing: cyclonedx-maven-plugin makes no SBOM in an offline build "
+                + "(mvn -o); build without -o");
+        JsonNode bom = JSON.readTree(sbom.toFile());
         assertEquals("CycloneDX", bom.path("bomFormat").asText());
         assertEquals(archive.artifactId(), bom.path("metadata").path("component").path("name").asText());
         assertEquals(Build.projectVersion(), bom.path("metadata").path("component").path("version").asText());
