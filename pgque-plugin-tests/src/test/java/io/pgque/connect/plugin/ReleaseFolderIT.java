@@ -87,8 +87,8 @@ class ReleaseFolderIT {
     }
 
     /**
-     * The SBOM names the connector and every jar of the archive's lib/ (with a package URL); the
-     * one component it has beyond them is slf4j-api, which the worker provides.
+     * The SBOM names the connector and every jar of the archive's lib/ (with a package URL and a
+     * licence); the one component it has beyond them is slf4j-api, which the worker provides.
      */
     @ParameterizedTest
     @MethodSource("archives")
@@ -103,6 +103,7 @@ class ReleaseFolderIT {
         Set<String> components = new TreeSet<>();
         for (JsonNode component : bom.path("components")) {
             assertTrue(component.path("purl").asText().startsWith("pkg:maven/"), "a package URL: " + component);
+            assertFalse(component.path("licenses").isEmpty(), "a licence: " + component);
             components.add(component.path("name").asText() + "-" + component.path("version").asText() + ".jar");
         }
         Set<String> lib = new TreeSet<>(PluginArchive.fileNames(unpacked.resolve(archive.topFolder()).resolve("lib")));
