@@ -70,3 +70,23 @@ LANGUAGE sql STABLE AS $$
        AND NOT (d.classid = 'pg_proc'::regclass
                 AND (SELECT p.pronamespace FROM pg_proc p WHERE p.oid = d.objid) = to_regnamespace('pgque'))
 $$;
+
+-- Drops i_routines, the engine functions an upgrade replaces or removes (i_why says which, for
+-- the message); refuses, naming them, while objects outside schema pgque depend on any of them.
+CREATE OR REPLACE FUNCTION pg_temp.pgque_drop_routines(i_routines regprocedure[], i_why text)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_dependents text := pg_temp.pgque_dependents(i_routines);
+BEGIN
+    IF v_dependents IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot upgrade pgque: objects outside schema pgque depend on engine functions it %: %', i_why, v_dependents
+            USING ERRCODE = '2BP01',
+                  HINT = 'Drop them (their owner or a superuser can), run the script again, then create them anew; '
+                         'build them on the API functions of docs/sql-reference.md, which an upgrade keeps.';
+    END IF;
+    FOR i IN 1 .. coalesce(cardinality(i_routines), 0) LOOP
+        EXECUTE format('DROP ROUTINE %s', i_routines[i]);
+    END LOOP;
+END
+$$;
