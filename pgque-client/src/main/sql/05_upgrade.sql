@@ -51,7 +51,7 @@ BEGIN
     ELSE
         v_drop := ARRAY(SELECT routine FROM pg_temp.pgque_upgrade_internal);
     END IF;
-    PERFORM pg_temp.pgque_drop_routines(v_drop, 'replaces');
+    CALL pg_temp.pgque_drop_routines(v_drop, 'replaces');
     DELETE FROM pg_temp.pgque_upgrade_internal WHERE routine = ANY (v_drop);
 END
 $upgrade$;

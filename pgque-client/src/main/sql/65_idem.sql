@@ -28,11 +28,15 @@ CREATE TABLE IF NOT EXISTS pgque.idem (
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (queue_id, idem_key)
 );
-SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.idem_expires_at_idx') IS NULL,
+CALL pg_temp.pgque_ddl_if(to_regclass('pgque.idem_expires_at_idx') IS NULL,
     'CREATE INDEX idem_expires_at_idx ON pgque.idem (expires_at)');
-SELECT pg_temp.pgque_ddl_if(EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.idem'::regclass
-                                       AND conname = 'idem_queue_id_fkey'),
-    'ALTER TABLE pgque.idem DROP CONSTRAINT idem_queue_id_fkey');
+DO $idem_fk$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.idem'::regclass AND conname = 'idem_queue_id_fkey') THEN
+        ALTER TABLE pgque.idem DROP CONSTRAINT idem_queue_id_fkey;
+    END IF;
+END
+$idem_fk$;
 
 -- Internal: TTL check (positive, finite, at most the queue's idem_max_ttl) and the queue, locked
 -- against drop_queue for the transaction.

@@ -10,10 +10,14 @@
 -- Layer: bootstrap (README.md), after every file has created what this version has and before
 -- 90_grants.sql, whose grants touch every function (a row version this file compares).
 
--- The internal functions this script did not create again: they keep the row version 05_upgrade.sql
--- noted (creating or replacing a function writes a new one).
-SELECT pg_temp.pgque_drop_routines(
-    ARRAY(SELECT u.routine FROM pg_temp.pgque_upgrade_internal u
-            JOIN pg_proc p ON p.oid = u.routine
-           WHERE p.xmin::text = u.row_version),
-    'removes');
+DO $retire$
+DECLARE
+    -- The internal functions this script did not create again: they keep the row version
+    -- 05_upgrade.sql noted (creating or replacing a function writes a new one).
+    v_obsolete regprocedure[] := ARRAY(SELECT u.routine FROM pg_temp.pgque_upgrade_internal u
+                                         JOIN pg_proc p ON p.oid = u.routine
+                                        WHERE p.xmin::text = u.row_version);
+BEGIN
+    CALL pg_temp.pgque_drop_routines(v_obsolete, 'removes');
+END
+$retire$;
