@@ -78,6 +78,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     q pgque.queue;
     c record;
+    v_forget int4[];
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name FOR UPDATE;
     IF NOT FOUND THEN
@@ -104,10 +105,8 @@ BEGIN
     -- The queue's dead letters go with it (an admin's decision), and so do the consumer rows
     -- that only they kept.
     WITH gone AS (DELETE FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id RETURNING dl_consumer_id)
-    DELETE FROM pgque.consumer co
-     WHERE co.co_id IN (SELECT dl_consumer_id FROM gone)
-       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = co.co_id)
-       AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = co.co_id AND d.dl_queue_id <> q.queue_id);
+    SELECT array_agg(DISTINCT dl_consumer_id) INTO v_forget FROM gone;
+    PERFORM pgque.consumer_forget(v_forget);
     EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', pgque.event_table_name(q.queue_id, NULL));
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
     DELETE FROM pgque.tick_guard WHERE queue_id = q.queue_id;

@@ -191,7 +191,7 @@ BEGIN
     pgque.batch_refuse_slot(bigint, text),
     pgque.sub_register(text, text, bigint),
     pgque.sub_unregister(text, text),
-    pgque.consumer_forget(int4),
+    pgque.consumer_forget(int4[]),
     pgque.batch_next_tick(pgque.tick, interval, int4, interval),
     pgque.batch_window_tick(pgque.tick, pgque.tick, bigint, bigint, interval),
     pgque.batch_end_tick(pgque.tick, interval, int4, interval, bigint, bigint),
