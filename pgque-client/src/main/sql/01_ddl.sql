@@ -70,3 +70,23 @@ LANGUAGE sql STABLE AS $$
        AND NOT (d.classid = 'pg_proc'::regclass
                 AND (SELECT p.pronamespace FROM pg_proc p WHERE p.oid = d.objid) = to_regnamespace('pgque'))
 $$;
+
+-- Drops i_routines, unless objects outside schema pgque depend on one of them (a user's view or
+-- function over it): then the upgrade stops, naming them, and changes nothing. i_what says which
+-- functions these are, i_hint what to build the dependents on instead.
+CREATE OR REPLACE FUNCTION pg_temp.pgque_drop_routines(i_routines regprocedure[], i_what text, i_hint text)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_dependents text := pg_temp.pgque_dependents(i_routines);
+BEGIN
+    IF v_dependents IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot upgrade pgque: objects outside schema pgque depend on engine functions %: %', i_what, v_dependents
+            USING ERRCODE = '2BP01',
+                  HINT = 'Drop them (their owner or a superuser can), run the script again, then create them anew' || i_hint || '.';
+    END IF;
+    FOR i IN 1 .. coalesce(cardinality(i_routines), 0) LOOP
+        EXECUTE format('DROP ROUTINE %s', i_routines[i]);
+    END LOOP;
+END
+$$;

@@ -165,7 +165,9 @@ BEGIN
     detail := CASE v_scheduler
                   WHEN 'manual' THEN format('no scheduler jobs; call pgque.ticker() and pgque.maint() from outside (a connector''s ticker duty does), tick_period_ms=%s',
                                             v_config.tick_period_ms)
-                  ELSE format('job ids %s, tick_period_ms=%s', coalesce(array_to_string(v_config.scheduler_job_ids, ','), 'unknown'),
+                  ELSE format('ticker_job_id=%s, maint_job_id=%s, job ids %s, tick_period_ms=%s',
+                              coalesce(v_config.ticker_job_id::text, 'NULL'), coalesce(v_config.maint_job_id::text, 'NULL'),
+                              coalesce(array_to_string(v_config.scheduler_job_ids, ','), 'unknown'),
                               v_config.tick_period_ms) END;
     RETURN NEXT;
     component := 'ticker';
@@ -177,11 +179,11 @@ BEGIN
     component := 'maintenance';
     status := CASE WHEN v_scheduler = 'manual' THEN 'stopped' ELSE 'scheduled' END;
     detail := CASE WHEN v_scheduler = 'manual' THEN 'no maintenance jobs; call pgque.maint(), pgque.maint_retry_events() and pgque.maint_rotate_tables_step2() from outside'
-                   ELSE format('pgque_retry, pgque_maint and pgque_rotate_step2 via %s', v_scheduler) END;
+                   ELSE format('pgque_retry_events, pgque_maint and pgque_rotate_step2 via %s', v_scheduler) END;
     RETURN NEXT;
     IF v_cron IS NULL THEN
         component := 'pg_cron'; status := 'unavailable';
-        detail := 'pg_cron is not installed in this database; install it and call pgque.start(), or tick from outside';
+        detail := 'pg_cron is not installed in this database: call pgque.ticker() and pgque.maint() (with pgque.maint_retry_events() and pgque.maint_rotate_tables_step2()) from outside, as a connector''s ticker duty does, or use pgque.start_timetable(); with pg_cron installed, pgque.start()';
         RETURN NEXT;
     END IF;
     IF v_cron_doubt IS NOT NULL THEN

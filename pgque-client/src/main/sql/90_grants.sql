@@ -249,6 +249,8 @@ BEGIN
     pgque.sink_check_owner(text, boolean),
     pgque.cron_jobs(),
     pgque.cron_version(),
+    pgque.cron_stop_jobs(),
+    pgque.scheduler_retired_jobs(),
     pgque.version_at_least(text, text),
     pgque.timetable_jobs(),
     pgque.timetable_schedule_sql(),
