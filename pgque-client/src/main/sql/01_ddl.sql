@@ -70,18 +70,18 @@ LANGUAGE sql STABLE AS $$
                 AND (SELECT p.pronamespace FROM pg_proc p WHERE p.oid = d.objid) = to_regnamespace('pgque'))
 $$;
 
--- Drops i_routines, the engine functions an upgrade replaces or removes (i_why says which, for
--- the message); refuses, naming them, while objects outside schema pgque depend on any of them.
-CREATE OR REPLACE PROCEDURE pg_temp.pgque_drop_routines(i_routines regprocedure[], i_why text)
+-- Drops i_routines, unless objects outside schema pgque depend on one of them (a user's view or
+-- function over it): then the upgrade stops, naming them, and changes nothing. i_what says which
+-- functions these are, i_hint what to build the dependents on instead.
+CREATE OR REPLACE PROCEDURE pg_temp.pgque_drop_routines(i_routines regprocedure[], i_what text, i_hint text)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_dependents text := pg_temp.pgque_dependents(i_routines);
 BEGIN
     IF v_dependents IS NOT NULL THEN
-        RAISE EXCEPTION 'cannot upgrade pgque: objects outside schema pgque depend on engine functions it %: %', i_why, v_dependents
+        RAISE EXCEPTION 'cannot upgrade pgque: objects outside schema pgque depend on engine functions %: %', i_what, v_dependents
             USING ERRCODE = '2BP01',
-                  HINT = 'Drop them (their owner or a superuser can), run the script again, then create them anew; '
-                         'build them on the API functions of docs/sql-reference.md, which an upgrade keeps.';
+                  HINT = 'Drop them (their owner or a superuser can), run the script again, then create them anew' || i_hint || '.';
     END IF;
     FOR i IN 1 .. coalesce(cardinality(i_routines), 0) LOOP
         EXECUTE format('DROP ROUTINE %s', i_routines[i]);

@@ -51,7 +51,24 @@ BEGIN
     ELSE
         v_drop := ARRAY(SELECT routine FROM pg_temp.pgque_upgrade_internal);
     END IF;
-    CALL pg_temp.pgque_drop_routines(v_drop, 'replaces');
+    CALL pg_temp.pgque_drop_routines(v_drop, 'it replaces',
+        '; build them on the API functions of docs/sql-reference.md, which an upgrade keeps');
     DELETE FROM pg_temp.pgque_upgrade_internal WHERE routine = ANY (v_drop);
 END
 $upgrade$;
+
+-- API functions whose parameter names or result this version changed: the form an older engine
+-- created is dropped (CREATE OR REPLACE cannot change either) and the files below create the new
+-- one; 90_grants.sql grants it again. start_timetable takes ticks per second, as PgQue's does;
+-- dlq_replay_all returns PgQue's (replayed, failed, first_error).
+DO $api$
+DECLARE
+    v_changed regprocedure[] := ARRAY(
+        SELECT p.oid::regprocedure FROM pg_proc p
+         WHERE p.pronamespace = to_regnamespace('pgque')
+           AND ((p.proname = 'start_timetable' AND p.proargnames IS DISTINCT FROM '{i_ticks_per_second}')
+                OR (p.proname = 'dlq_replay_all' AND p.prorettype <> 'record'::regtype)));
+BEGIN
+    CALL pg_temp.pgque_drop_routines(v_changed, 'whose signature changes', '');
+END
+$api$;

@@ -25,6 +25,10 @@ CALL pg_temp.pgque_add_column('pgque.config', 'ticker_loop_ms',
 -- engine is ticked manually or from outside, a connector's ticker duty say).
 CALL pg_temp.pgque_add_column('pgque.config', 'scheduler', $$text CHECK (scheduler IN ('pg_cron', 'pg_timetable'))$$);
 CALL pg_temp.pgque_add_column('pgque.config', 'scheduler_job_ids', 'bigint[]');
+-- PgQue's names for two of those ids, which its scripts read: the ticker job's and the
+-- maintenance job's (NULL while no scheduler runs them).
+CALL pg_temp.pgque_add_column('pgque.config', 'ticker_job_id', 'bigint');
+CALL pg_temp.pgque_add_column('pgque.config', 'maint_job_id', 'bigint');
 
 CREATE TABLE IF NOT EXISTS pgque.consumer (
     co_id   serial PRIMARY KEY,

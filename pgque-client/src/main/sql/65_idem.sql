@@ -38,6 +38,14 @@ BEGIN
 END
 $idem_fk$;
 
+-- Every queue lists the reaper of its expired keys, pgque.maint_idem, among its extra
+-- maintenance, as PgQue's send_idem registers it: create_queue (68_queue_admin.sql) lists it
+-- from the start, so no send ever writes the queue row (rotation locks it), and this lists it for
+-- queues of older engines, once.
+UPDATE pgque.queue
+   SET queue_extra_maint = array_append(coalesce(queue_extra_maint, '{}'::text[]), 'pgque.maint_idem')
+ WHERE NOT coalesce('pgque.maint_idem' = ANY (queue_extra_maint), false);
+
 -- Internal: TTL check (positive, finite, at most the queue's idem_max_ttl) and the queue, locked
 -- against drop_queue for the transaction.
 CREATE OR REPLACE FUNCTION pgque.idem_prepare(i_queue text, i_ttl interval)

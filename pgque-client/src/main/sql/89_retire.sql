@@ -12,12 +12,14 @@
 
 DO $retire$
 DECLARE
+    v_obsolete regprocedure[];
+BEGIN
     -- The internal functions this script did not create again: they keep the row version
     -- 05_upgrade.sql noted (creating or replacing a function writes a new one).
-    v_obsolete regprocedure[] := ARRAY(SELECT u.routine FROM pg_temp.pgque_upgrade_internal u
-                                         JOIN pg_proc p ON p.oid = u.routine
-                                        WHERE p.xmin::text = u.row_version);
-BEGIN
-    CALL pg_temp.pgque_drop_routines(v_obsolete, 'removes');
+    v_obsolete := ARRAY(SELECT u.routine FROM pg_temp.pgque_upgrade_internal u
+                          JOIN pg_proc p ON p.oid = u.routine
+                         WHERE p.xmin::text = u.row_version);
+    CALL pg_temp.pgque_drop_routines(v_obsolete, 'this version removes',
+        '; build them on the API functions of docs/sql-reference.md, which an upgrade keeps');
 END
 $retire$;
