@@ -47,6 +47,12 @@ class EngineApiCompatIT {
     static final String OLDEST_KEPT = "0.4.0";
 
     private static final Pattern RELEASED = Pattern.compile("pgque-(\\d+\\.\\d+\\.\\d+)\\.sql");
+    /**
+     * PgQue's functions whose result an older engine of ours shaped otherwise, brought to PgQue's
+     * shape (ENGINE.md decision 2): no connector or client of this project calls them, and the
+     * upgrade notes in docs/operations.md name them for scripts that do.
+     */
+    private static final Set<String> BROUGHT_TO_PGQUES_SHAPE = Set.of("pgque.dlq_replay_all(text)");
 
     /** One line per function and role allowed to execute it: signature, result, role. */
     private static final String API = """
@@ -85,6 +91,7 @@ class EngineApiCompatIT {
         assertFalse(older.isEmpty(), "engine " + version + " has an API");
         Set<String> gone = new TreeSet<>(older);
         gone.removeAll(current);
+        gone.removeIf(f -> BROUGHT_TO_PGQUES_SHAPE.stream().anyMatch(pgque -> f.startsWith(pgque + " ")));
         assertEquals(Set.of(), gone, "functions, results or grants of engine " + version
                 + " that this engine no longer has: a connector built for " + version + " would fail on them");
     }
