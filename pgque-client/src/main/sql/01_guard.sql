@@ -61,7 +61,7 @@ ON CONFLICT (singleton) DO UPDATE
 -- reads the queues of every other database that has the engine. Installing with the setting
 -- pgque.role_prefix (for example PGOPTIONS='-c pgque.role_prefix=app1_pgque' psql -f pgque.sql)
 -- gives this database roles of its own: app1_pgque_reader, app1_pgque_writer, and so on.
-SELECT pg_temp.pgque_add_column('pgque.engine_info', 'role_prefix', 'text');
+CALL pg_temp.pgque_add_column('pgque.engine_info', 'role_prefix', 'text');
 DO $role_names$
 DECLARE
     v_asked     text := nullif(btrim(current_setting('pgque.role_prefix', true)), '');

@@ -42,7 +42,6 @@ DECLARE
     c_changed CONSTANT text[] := '{}';
     v_from text := current_setting('pgque.upgrade_from');
     v_drop regprocedure[];
-    v_dependents text;
 BEGIN
     IF v_from = '' THEN
         RETURN;  -- a fresh install
@@ -52,16 +51,24 @@ BEGIN
     ELSE
         v_drop := ARRAY(SELECT routine FROM pg_temp.pgque_upgrade_internal);
     END IF;
-    v_dependents := pg_temp.pgque_dependents(v_drop);
-    IF v_dependents IS NOT NULL THEN
-        RAISE EXCEPTION 'cannot upgrade pgque: objects outside schema pgque depend on engine functions it replaces: %', v_dependents
-            USING ERRCODE = '2BP01',
-                  HINT = 'Drop them (their owner or a superuser can), run the script again, then create them anew; '
-                         'build them on the API functions of docs/sql-reference.md, which an upgrade keeps.';
-    END IF;
-    FOR i IN 1 .. coalesce(cardinality(v_drop), 0) LOOP
-        EXECUTE format('DROP ROUTINE %s', v_drop[i]);
-    END LOOP;
+    CALL pg_temp.pgque_drop_routines(v_drop, 'it replaces',
+        '; build them on the API functions of docs/sql-reference.md, which an upgrade keeps');
     DELETE FROM pg_temp.pgque_upgrade_internal WHERE routine = ANY (v_drop);
 END
 $upgrade$;
+
+-- API functions whose parameter names or result this version changed: the form an older engine
+-- created is dropped (CREATE OR REPLACE cannot change either) and the files below create the new
+-- one; 90_grants.sql grants it again. start_timetable takes ticks per second, as PgQue's does;
+-- dlq_replay_all returns PgQue's (replayed, failed, first_error).
+DO $api$
+DECLARE
+    v_changed regprocedure[] := ARRAY(
+        SELECT p.oid::regprocedure FROM pg_proc p
+         WHERE p.pronamespace = to_regnamespace('pgque')
+           AND ((p.proname = 'start_timetable' AND p.proargnames IS DISTINCT FROM '{i_ticks_per_second}')
+                OR (p.proname = 'dlq_replay_all' AND p.prorettype <> 'record'::regtype)));
+BEGIN
+    CALL pg_temp.pgque_drop_routines(v_changed, 'whose signature changes', '');
+END
+$api$;

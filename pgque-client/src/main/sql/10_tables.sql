@@ -19,12 +19,16 @@ INSERT INTO pgque.config DEFAULT VALUES ON CONFLICT DO NOTHING;
 -- How long one run of ticker_loop() (82_scheduling.sql) keeps ticking, in ms. start() sets it to
 -- the period of the ticker job (1 s where pg_cron can schedule seconds, 1 min where it cannot);
 -- stop() sets it back, so a running loop ends within a second instead of finishing its minute.
-SELECT pg_temp.pgque_add_column('pgque.config', 'ticker_loop_ms',
+CALL pg_temp.pgque_add_column('pgque.config', 'ticker_loop_ms',
     'int NOT NULL DEFAULT 1000 CHECK (ticker_loop_ms BETWEEN 1000 AND 60000)');
 -- Which scheduler start() or start_timetable() set up, and the ids of its jobs (NULL: none; the
 -- engine is ticked manually or from outside, a connector's ticker duty say).
-SELECT pg_temp.pgque_add_column('pgque.config', 'scheduler', $$text CHECK (scheduler IN ('pg_cron', 'pg_timetable'))$$);
-SELECT pg_temp.pgque_add_column('pgque.config', 'scheduler_job_ids', 'bigint[]');
+CALL pg_temp.pgque_add_column('pgque.config', 'scheduler', $$text CHECK (scheduler IN ('pg_cron', 'pg_timetable'))$$);
+CALL pg_temp.pgque_add_column('pgque.config', 'scheduler_job_ids', 'bigint[]');
+-- PgQue's names for two of those ids, which its scripts read: the ticker job's and the
+-- maintenance job's (NULL while no scheduler runs them).
+CALL pg_temp.pgque_add_column('pgque.config', 'ticker_job_id', 'bigint');
+CALL pg_temp.pgque_add_column('pgque.config', 'maint_job_id', 'bigint');
 
 CREATE TABLE IF NOT EXISTS pgque.consumer (
     co_id   serial PRIMARY KEY,
@@ -53,21 +57,21 @@ CREATE TABLE IF NOT EXISTS pgque.queue (
     queue_max_retries        int4
 );
 -- Set by force_next_tick() of engines before 0.4.0, cleared by the next tick; still honoured.
-SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_tick_requested', 'boolean NOT NULL DEFAULT false');
+CALL pg_temp.pgque_add_column('pgque.queue', 'queue_tick_requested', 'boolean NOT NULL DEFAULT false');
 -- How many event ids force_next_tick() has drawn from the queue's sequence without an event
 -- (PgQ's rule: a forced tick advances the sequence by ticker_max_count * 2 + 1000). The figures
 -- of this engine's own (unticked_events, backlog_events) subtract it; PgQ's (ev_new,
 -- pending_events) include it, as there.
-SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_forced_ids', 'bigint NOT NULL DEFAULT 0');
+CALL pg_temp.pgque_add_column('pgque.queue', 'queue_forced_ids', 'bigint NOT NULL DEFAULT 0');
 -- The longest lease a worker may claim on a slot of the queue (claim_slot's ttl,
 -- 57_partition_lease.sql): a slot whose holder died stays with it, and pins rotation, for that
 -- long. set_queue_config(queue, 'lease_max_ttl', ...) changes it.
-SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_lease_max_ttl',
+CALL pg_temp.pgque_add_column('pgque.queue', 'queue_lease_max_ttl',
     $$interval NOT NULL DEFAULT '1 hour' CHECK (queue_lease_max_ttl >= interval '1 second' AND isfinite(queue_lease_max_ttl))$$);
 -- The longest idempotency window a producer may ask for on the queue (send_idem's ttl,
 -- 65_idem.sql): the queue's key space is shared by all its writers, so a claim must not outlive
 -- what the admin allows. set_queue_config(queue, 'idem_max_ttl', ...) changes it.
-SELECT pg_temp.pgque_add_column('pgque.queue', 'queue_idem_max_ttl',
+CALL pg_temp.pgque_add_column('pgque.queue', 'queue_idem_max_ttl',
     $$interval NOT NULL DEFAULT '30 days' CHECK (queue_idem_max_ttl > interval '0' AND isfinite(queue_idem_max_ttl))$$);
 
 -- The names of a queue's tables and sequences follow from its id (pgque.event_table_name() and
@@ -101,7 +105,7 @@ CREATE TABLE IF NOT EXISTS pgque.tick (
 );
 -- queue_forced_ids when the tick was taken: the events between two ticks are the difference of
 -- (tick_event_seq - tick_forced_ids).
-SELECT pg_temp.pgque_add_column('pgque.tick', 'tick_forced_ids', 'bigint NOT NULL DEFAULT 0');
+CALL pg_temp.pgque_add_column('pgque.tick', 'tick_forced_ids', 'bigint NOT NULL DEFAULT 0');
 
 -- The tickers' mutual exclusion (tick_lock, 40_ticker.sql): one row per queue (its id), locked by
 -- whoever writes the queue's next tick, and row 0, locked by the ticker_round() in progress. Rows
@@ -133,7 +137,7 @@ CREATE TABLE IF NOT EXISTS pgque.subscription (
 -- True on a plain consumer that was a cooperative main until its last member left: a member
 -- registering again turns it back into one, resuming at its cursor. Cleared when it opens a
 -- plain batch.
-SELECT pg_temp.pgque_add_column('pgque.subscription', 'sub_was_coop_main', 'boolean NOT NULL DEFAULT false');
+CALL pg_temp.pgque_add_column('pgque.subscription', 'sub_was_coop_main', 'boolean NOT NULL DEFAULT false');
 
 -- Parent of every event table; holds no rows. Column order matters: batch reads sort by the
 -- first column.
@@ -157,10 +161,14 @@ CREATE TABLE IF NOT EXISTS pgque.retry_queue (
     LIKE pgque.event_template,
     PRIMARY KEY (ev_owner, ev_id)
 );
-SELECT pg_temp.pgque_ddl_if(
-    (SELECT attnotnull OR atthasdef FROM pg_attribute WHERE attrelid = 'pgque.retry_queue'::regclass AND attname = 'ev_txid'),
-    'ALTER TABLE pgque.retry_queue ALTER COLUMN ev_txid DROP NOT NULL, ALTER COLUMN ev_txid DROP DEFAULT');
-SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.retry_queue_retry_after_idx') IS NULL,
+DO $retry_txid$
+BEGIN
+    IF (SELECT attnotnull OR atthasdef FROM pg_attribute WHERE attrelid = 'pgque.retry_queue'::regclass AND attname = 'ev_txid') THEN
+        ALTER TABLE pgque.retry_queue ALTER COLUMN ev_txid DROP NOT NULL, ALTER COLUMN ev_txid DROP DEFAULT;
+    END IF;
+END
+$retry_txid$;
+CALL pg_temp.pgque_ddl_if(to_regclass('pgque.retry_queue_retry_after_idx') IS NULL,
     'CREATE INDEX retry_queue_retry_after_idx ON pgque.retry_queue (ev_retry_after)');
 
 CREATE TABLE IF NOT EXISTS pgque.dead_letter (
@@ -181,7 +189,7 @@ CREATE TABLE IF NOT EXISTS pgque.dead_letter (
     ev_extra4      text,
     UNIQUE (dl_queue_id, dl_consumer_id, ev_id)
 );
-SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.dead_letter_queue_time_idx') IS NULL,
+CALL pg_temp.pgque_ddl_if(to_regclass('pgque.dead_letter_queue_time_idx') IS NULL,
     'CREATE INDEX dead_letter_queue_time_idx ON pgque.dead_letter (dl_queue_id, dl_time)');
 -- Dead letters are evidence: a consumer row that still has some is never deleted (unsubscribing
 -- keeps it), and the foreign key no longer cascades, so nothing deletes them by the way.

@@ -187,6 +187,8 @@ BEGIN
 END
 $$;
 
+-- send_batch goes through PgQ's bulk primitive, insert_event_bulk (below), as PgQue's does: one
+-- set-based insert for the whole array. An empty array touches nothing, not even the queue.
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads text[]) RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
@@ -194,9 +196,7 @@ BEGIN
     IF cardinality(payloads) = 0 THEN
         RETURN '{}'::bigint[];
     END IF;
-    RETURN pgque.event_insert_raw(pgque.queue_row(queue_name),
-        array_fill(coalesce(type_name, 'default'), ARRAY[cardinality(payloads)]), payloads,
-        NULL, NULL, NULL, NULL);
+    RETURN pgque.insert_event_bulk(queue_name, coalesce(type_name, 'default'), payloads);
 END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads text[]) RETURNS bigint[]
@@ -208,7 +208,11 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, type_name text, payloads jsonb[]) RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
-    RETURN pgque.send_batch(queue_name, type_name, payloads::text[]);
+    PERFORM pgque.event_check_arrays(payloads::text[], NULL, NULL, NULL, NULL, NULL);
+    IF cardinality(payloads) = 0 THEN
+        RETURN '{}'::bigint[];
+    END IF;
+    RETURN pgque.insert_event_bulk(queue_name, coalesce(type_name, 'default'), payloads::text[]);
 END
 $$;
 CREATE OR REPLACE FUNCTION pgque.send_batch(queue_name text, payloads jsonb[]) RETURNS bigint[]

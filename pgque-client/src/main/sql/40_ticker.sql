@@ -248,6 +248,16 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
     SELECT pgque.force_next_tick(i_queue_name)
 $$;
 
+-- PgQue's other name for force_tick: it primes the queue's event sequence so that the next
+-- ticker() call ticks; it inserts no tick itself.
+CREATE OR REPLACE FUNCTION pgque.prime_tick(i_queue_name text)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.force_next_tick(i_queue_name);
+END
+$$;
+
 -- One round of a ticker that runs every i_period: ticks what pgque.ticker() ticks, and also
 -- every queue whose events have waited i_period since its last tick, whatever the queue's
 -- ticker_max_count and ticker_max_lag (events counted by the last tick whose transaction

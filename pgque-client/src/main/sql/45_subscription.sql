@@ -147,17 +147,40 @@ BEGIN
 END
 $$;
 
--- Internal: the consumer row goes when nothing refers to it any more: no subscription, and no
--- dead letter (dead letters are evidence; they keep their consumer row, and a consumer that
--- subscribes again under the name finds them).
-CREATE OR REPLACE FUNCTION pgque.consumer_forget(i_co_id int4)
+-- Internal: the consumer rows of i_co_ids go when nothing refers to them any more: no
+-- subscription, and no dead letter (dead letters are evidence; they keep their consumer row, and
+-- a consumer that subscribes again under the name finds them). A row another transaction holds
+-- (registering the name on another queue, a subscription this one cannot see yet) stays: the
+-- rows are locked first, in a statement of their own, with SKIP LOCKED, so an unsubscribe or a
+-- drop_queue never waits for that registration and never deletes the row it commits against.
+-- Under REPEATABLE READ or SERIALIZABLE, a registration that committed after this transaction's
+-- snapshot is invisible to the checks below and shows only as the subscription's foreign key
+-- refusing the delete: that is a serialization failure (40001; the whole transaction, run
+-- again, sees the registration and keeps the row), not a broken constraint.
+CREATE OR REPLACE FUNCTION pgque.consumer_forget(i_co_ids int4[])
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_free int4[] := ARRAY(SELECT c.co_id FROM pgque.consumer c WHERE c.co_id = ANY (i_co_ids)
+                            ORDER BY c.co_id FOR UPDATE SKIP LOCKED);
+    v_schema text;
+    v_table text;
+    v_constraint text;
 BEGIN
     DELETE FROM pgque.consumer c
-     WHERE c.co_id = i_co_id
+     WHERE c.co_id = ANY (v_free)
        AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = c.co_id)
        AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = c.co_id);
+EXCEPTION WHEN foreign_key_violation THEN
+    GET STACKED DIAGNOSTICS v_schema = SCHEMA_NAME, v_table = TABLE_NAME, v_constraint = CONSTRAINT_NAME;
+    IF current_setting('transaction_isolation') <> 'read committed' AND v_schema = 'pgque' AND v_table = 'subscription'
+       AND EXISTS (SELECT 1 FROM pg_constraint k
+                    WHERE k.conname = v_constraint AND k.contype = 'f'
+                      AND k.conrelid = 'pgque.subscription'::regclass AND k.confrelid = 'pgque.consumer'::regclass) THEN
+        RAISE EXCEPTION 'could not serialize access: a consumer was registered by a concurrent transaction'
+            USING ERRCODE = '40001', HINT = 'Run the transaction again.';
+    END IF;
+    RAISE;
 END
 $$;
 
@@ -192,7 +215,7 @@ BEGIN
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
-    PERFORM pgque.consumer_forget(s.sub_consumer);
+    PERFORM pgque.consumer_forget(ARRAY[s.sub_consumer]);
     RETURN 1;
 END
 $$;

@@ -150,6 +150,40 @@ BEGIN
 END
 $$;
 
+-- PgQue's dead-letter primitive: moves event i_event_id of open batch i_batch_id to the dead
+-- letters now, whatever its retry count, with reason i_reason; the batch stays open, and the same
+-- event twice is one dead letter. The event is copied from the batch, as nack() does: the copies
+-- of its fields a caller passes (i_ev_time to i_ev_extra4) are not trusted, so nobody can plant a
+-- dead letter the queue never held. A slot's batch is refused (dead_letter_partitioned() is its
+-- own). Admin only, as in PgQue.
+CREATE OR REPLACE FUNCTION pgque.event_dead(i_batch_id bigint, i_event_id bigint, i_reason text,
+    i_ev_time timestamptz, i_ev_txid xid8, i_ev_retry int4, i_ev_type text, i_ev_data text,
+    i_ev_extra1 text DEFAULT NULL, i_ev_extra2 text DEFAULT NULL, i_ev_extra3 text DEFAULT NULL,
+    i_ev_extra4 text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription := pgque.batch_subscription(i_batch_id);
+BEGIN
+    PERFORM pgque.batch_refuse_slot(i_batch_id, 'pgque.dead_letter_partitioned()');
+    PERFORM pgque.dead_letter_event(s, i_batch_id, i_event_id, i_reason, NULL, NULL);
+    RETURN 1;
+END
+$$;
+
+-- The same with the transaction id as PgQ's get_batch_events returns it (bigint), so that its
+-- rows can be passed on as they come.
+CREATE OR REPLACE FUNCTION pgque.event_dead(i_batch_id bigint, i_event_id bigint, i_reason text,
+    i_ev_time timestamptz, i_ev_txid bigint, i_ev_retry int4, i_ev_type text, i_ev_data text,
+    i_ev_extra1 text DEFAULT NULL, i_ev_extra2 text DEFAULT NULL, i_ev_extra3 text DEFAULT NULL,
+    i_ev_extra4 text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.event_dead(i_batch_id, i_event_id, i_reason, i_ev_time, NULL::xid8, i_ev_retry, i_ev_type, i_ev_data);
+END
+$$;
+
 -- Internal: the nack policy shared by nack and nack_partitioned. Retry until the event has
 -- been retried max_retries times, then dead-letter it (idempotently).
 CREATE OR REPLACE FUNCTION pgque.retry_nack(i_batch_id bigint, i_msg_id bigint, i_retry_after interval,
@@ -275,16 +309,37 @@ BEGIN
 END
 $$;
 
--- Re-sends every dead letter of the queue, oldest first; returns how many.
-CREATE OR REPLACE FUNCTION pgque.dlq_replay_all(i_queue_name text)
-RETURNS integer
+-- Re-sends every dead letter of the queue, oldest first, in one insert; returns PgQue's record:
+-- how many were replayed, how many failed, and the first error. The insert is all or nothing:
+-- when it fails (inserts into the queue are disabled, say), no dead letter is replayed or
+-- removed, every one counts as failed, and the error is reported with the first one's id, also
+-- as a warning. A serialization failure, a lock timeout and the like are raised as they are.
+CREATE OR REPLACE FUNCTION pgque.dlq_replay_all(i_queue_name text, OUT replayed bigint, OUT failed bigint,
+    OUT first_error text)
+RETURNS record
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    q pgque.queue;
+    q pgque.queue := pgque.queue_row(i_queue_name);
+    v_ids bigint[];
 BEGIN
-    q := pgque.queue_row(i_queue_name);
-    RETURN cardinality(pgque.dlq_resend(q.queue_id, ARRAY(
-        SELECT dl_id FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id ORDER BY dl_id FOR UPDATE)));
+    v_ids := ARRAY(SELECT dl_id FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id ORDER BY dl_id FOR UPDATE);
+    replayed := 0;
+    failed := 0;
+    IF cardinality(v_ids) = 0 THEN
+        RETURN;
+    END IF;
+    BEGIN
+        replayed := cardinality(pgque.dlq_resend(q.queue_id, v_ids));
+    EXCEPTION WHEN OTHERS THEN
+        -- What the caller must see as such (retry the transaction, a lock wait that timed out, the
+        -- server short of resources) is not a failed replay.
+        IF SQLSTATE ~ '^(40|53|57|55P03)' THEN
+            RAISE;
+        END IF;
+        failed := cardinality(v_ids);
+        first_error := format('dl_id=%s: %s', v_ids[1], SQLERRM);
+        RAISE WARNING 'dlq_replay_all: replayed none of the % dead letter(s) of queue %: %', failed, i_queue_name, SQLERRM;
+    END;
 END
 $$;
 

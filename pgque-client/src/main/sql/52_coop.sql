@@ -264,7 +264,7 @@ BEGIN
         PERFORM pgque.coop_nack_window(s, format('max retries exceeded (subconsumer %s unregistered with its batch open)', v_member));
     END IF;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
-    PERFORM pgque.consumer_forget(s.sub_consumer);
+    PERFORM pgque.consumer_forget(ARRAY[s.sub_consumer]);
     -- The last member gone: the main is a plain consumer again (as in PgQue), its cursor past
     -- every window; marked, so that a member registering again resumes the group from there.
     IF NOT pgque.coop_has_members(m) THEN

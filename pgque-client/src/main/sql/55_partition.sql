@@ -28,13 +28,13 @@ CREATE TABLE IF NOT EXISTS pgque.partition_consumer (
     PRIMARY KEY (queue_id, co_name)
 );
 -- The slot-set state came with online resizing; an engine from before it gets the columns here.
-SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'epoch', 'bigint NOT NULL DEFAULT 0');
-SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'resize_state',
+CALL pg_temp.pgque_add_column('pgque.partition_consumer', 'epoch', 'bigint NOT NULL DEFAULT 0');
+CALL pg_temp.pgque_add_column('pgque.partition_consumer', 'resize_state',
     $$text NOT NULL DEFAULT 'stable' CHECK (resize_state IN ('stable', 'draining'))$$);
-SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'n_next', 'int4 CHECK (n_next BETWEEN 1 AND 256)');
-SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'seal_tick', 'bigint');
-SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'n_prev', 'int4');
-SELECT pg_temp.pgque_add_column('pgque.partition_consumer', 'resize_started', 'timestamptz');
+CALL pg_temp.pgque_add_column('pgque.partition_consumer', 'n_next', 'int4 CHECK (n_next BETWEEN 1 AND 256)');
+CALL pg_temp.pgque_add_column('pgque.partition_consumer', 'seal_tick', 'bigint');
+CALL pg_temp.pgque_add_column('pgque.partition_consumer', 'n_prev', 'int4');
+CALL pg_temp.pgque_add_column('pgque.partition_consumer', 'resize_started', 'timestamptz');
 
 -- One lease row per subscribed slot (57_partition_lease.sql).
 CREATE TABLE IF NOT EXISTS pgque.partition_slot (
@@ -54,14 +54,14 @@ CREATE TABLE IF NOT EXISTS pgque.partition_slot (
 -- worker id of the form <label>|<secret> is therefore a credential no other reader can learn from
 -- the engine. Leases an engine before these columns granted have none and are held by name until
 -- their holder next claims or renews them.
-SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_key', 'bytea');
-SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_role', 'name');
+CALL pg_temp.pgque_add_column('pgque.partition_slot', 'lease_key', 'bytea');
+CALL pg_temp.pgque_add_column('pgque.partition_slot', 'lease_role', 'name');
 -- Since when the slot's lease stands as it is: when its holder took it over (claim_slot), or when
 -- the last holder gave it back (release_slot); a new slot row, since its creation. Monitoring reads
 -- how long a slot has had a holder, or none (84_status.sql). Rows of an engine from before it start
 -- at the upgrade. The default is now(), not clock_timestamp(): a volatile default would rewrite
 -- the table, under its strongest lock, when an upgrade adds the column.
-SELECT pg_temp.pgque_add_column('pgque.partition_slot', 'lease_since', 'timestamptz NOT NULL DEFAULT now()');
+CALL pg_temp.pgque_add_column('pgque.partition_slot', 'lease_since', 'timestamptz NOT NULL DEFAULT now()');
 
 -- The subscription name of slot i_slot of i_n. The numbers are cast to text first: text || int
 -- is only STABLE, and an IMMUTABLE function whose body is not immutable is never inlined (it was
@@ -224,7 +224,7 @@ $$;
 -- pending_events alone would read 0. pending_events is PgQ's figure and includes the ids a
 -- forced tick drew (force_next_tick); backlog_events is the same count without them, the
 -- figure to watch (the connectors' lag metrics read it).
-SELECT pg_temp.pgque_define_view('pgque.partition_slot_status', $view$
+CALL pg_temp.pgque_define_view('pgque.partition_slot_status', $view$
 SELECT q.queue_name,
        pc.co_name AS consumer,
        g.slot,

@@ -28,11 +28,23 @@ CREATE TABLE IF NOT EXISTS pgque.idem (
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (queue_id, idem_key)
 );
-SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.idem_expires_at_idx') IS NULL,
+CALL pg_temp.pgque_ddl_if(to_regclass('pgque.idem_expires_at_idx') IS NULL,
     'CREATE INDEX idem_expires_at_idx ON pgque.idem (expires_at)');
-SELECT pg_temp.pgque_ddl_if(EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.idem'::regclass
-                                       AND conname = 'idem_queue_id_fkey'),
-    'ALTER TABLE pgque.idem DROP CONSTRAINT idem_queue_id_fkey');
+DO $idem_fk$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'pgque.idem'::regclass AND conname = 'idem_queue_id_fkey') THEN
+        ALTER TABLE pgque.idem DROP CONSTRAINT idem_queue_id_fkey;
+    END IF;
+END
+$idem_fk$;
+
+-- Every queue lists the reaper of its expired keys, pgque.maint_idem, among its extra
+-- maintenance, as PgQue's send_idem registers it: create_queue (68_queue_admin.sql) lists it
+-- from the start, so no send ever writes the queue row (rotation locks it), and this lists it for
+-- queues of older engines, once.
+UPDATE pgque.queue
+   SET queue_extra_maint = array_append(coalesce(queue_extra_maint, '{}'::text[]), 'pgque.maint_idem')
+ WHERE NOT coalesce('pgque.maint_idem' = ANY (queue_extra_maint), false);
 
 -- Internal: TTL check (positive, finite, at most the queue's idem_max_ttl) and the queue, locked
 -- against drop_queue for the transaction.

@@ -39,10 +39,13 @@ BEGIN
     -- has committed, leaves its queue in place: every caller succeeds, one queue exists.
     v_id := nextval(pg_get_serial_sequence('pgque.queue', 'queue_id'));
     v_pfx := 'event_' || v_id;
+    -- queue_extra_maint names the idempotency reaper from the start (PgQ's tools read it there);
+    -- maint() runs it for every queue whatever the column says (70_rotation.sql).
     INSERT INTO pgque.queue (queue_id, queue_name, queue_switch_step1, queue_switch_step2,
-                             queue_data_pfx, queue_event_seq, queue_tick_seq)
+                             queue_data_pfx, queue_event_seq, queue_tick_seq, queue_extra_maint)
     VALUES (v_id, i_queue_name, pgque.txid_current(), pgque.txid_current(),
-            'pgque.' || v_pfx, 'pgque.' || v_pfx || '_id_seq', 'pgque.' || v_pfx || '_tick_seq')
+            'pgque.' || v_pfx, 'pgque.' || v_pfx || '_id_seq', 'pgque.' || v_pfx || '_tick_seq',
+            ARRAY['pgque.maint_idem'])
     ON CONFLICT (queue_name) DO NOTHING
     RETURNING queue_ntables INTO v_ntables;
     IF NOT FOUND THEN
@@ -78,6 +81,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp A
 DECLARE
     q pgque.queue;
     c record;
+    v_forget int4[];
 BEGIN
     SELECT * INTO q FROM pgque.queue WHERE queue_name = x_queue_name FOR UPDATE;
     IF NOT FOUND THEN
@@ -105,10 +109,8 @@ BEGIN
     -- The queue's dead letters go with it (an admin's decision), and so do the consumer rows
     -- that only they kept.
     WITH gone AS (DELETE FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id RETURNING dl_consumer_id)
-    DELETE FROM pgque.consumer co
-     WHERE co.co_id IN (SELECT dl_consumer_id FROM gone)
-       AND NOT EXISTS (SELECT 1 FROM pgque.subscription o WHERE o.sub_consumer = co.co_id)
-       AND NOT EXISTS (SELECT 1 FROM pgque.dead_letter d WHERE d.dl_consumer_id = co.co_id AND d.dl_queue_id <> q.queue_id);
+    SELECT array_agg(DISTINCT dl_consumer_id) INTO v_forget FROM gone;
+    PERFORM pgque.consumer_forget(v_forget);
     EXECUTE format('DROP TABLE IF EXISTS %s CASCADE', pgque.event_table_name(q.queue_id, NULL));
     DELETE FROM pgque.tick WHERE tick_queue = q.queue_id;
     DELETE FROM pgque.tick_guard WHERE queue_id = q.queue_id;
@@ -184,5 +186,47 @@ BEGIN
             USING x_queue_name;
     END IF;
     RETURN 1;
+END
+$$;
+
+-- PgQue's configuring create_queue: creates the queue (or finds it) and sets each key of
+-- i_options as set_queue_config() would (max_retries, rotation_period, ticker_max_count, ...; a
+-- JSON null resets one to its default). Returns what create_queue(i_queue) returns. All or
+-- nothing: an unknown key or a bad value raises, and the queue is not created.
+CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue text, i_options jsonb)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_created integer;
+    o record;
+BEGIN
+    IF i_options IS NOT NULL AND jsonb_typeof(i_options) <> 'object' THEN
+        RAISE EXCEPTION 'queue options must be a JSON object, got %', jsonb_typeof(i_options) USING ERRCODE = '22023',
+            HINT = 'For example {"max_retries": 3, "rotation_period": "1 hour"}.';
+    END IF;
+    v_created := pgque.create_queue(i_queue);
+    FOR o IN SELECT key, value #>> '{}' AS value FROM jsonb_each(coalesce(i_options, '{}'::jsonb)) LOOP
+        PERFORM pgque.set_queue_config(i_queue, o.key, o.value);
+    END LOOP;
+    RETURN v_created;
+END
+$$;
+
+-- PgQue's shorthands for set_queue_config(queue, 'ticker_paused', ...): a paused queue gets no
+-- ticks (ticker() skips it, ticker(queue) and force_tick refuse it), so its consumers get no new
+-- batches; producers go on sending.
+CREATE OR REPLACE FUNCTION pgque.pause_queue(i_queue text)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.set_queue_config(i_queue, 'ticker_paused', 'true');
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pgque.resume_queue(i_queue text)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pgque.set_queue_config(i_queue, 'ticker_paused', 'false');
 END
 $$;

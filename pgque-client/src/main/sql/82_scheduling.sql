@@ -75,9 +75,18 @@ CREATE OR REPLACE FUNCTION pgque.cron_jobs()
 RETURNS TABLE (jobname text, command text, every_seconds text, every_minute text)
 LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
     VALUES ('pgque_ticker',       'CALL pgque.ticker_loop()',                      '1 seconds',  '* * * * *'),
-           ('pgque_retry',        'SELECT pgque.maint_retry_events()',             '30 seconds', '* * * * *'),
+           ('pgque_retry_events', 'SELECT pgque.maint_retry_events()',             '30 seconds', '* * * * *'),
            ('pgque_maint',        'SELECT pgque.maint()',                          '30 seconds', '* * * * *'),
            ('pgque_rotate_step2', 'SELECT pgque.maint_rotate_tables_step2()',      '10 seconds', '* * * * *')
+$$;
+
+-- Internal: the names of jobs that engines before 0.5.0 scheduled and this one no longer does
+-- (the retry job was 'pgque_retry'); starting and stopping remove them too, so an upgraded
+-- database does not run the retry mover twice.
+CREATE OR REPLACE FUNCTION pgque.scheduler_retired_jobs()
+RETURNS SETOF text
+LANGUAGE sql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+    VALUES ('pgque_retry')
 $$;
 
 -- Internal: the installed pg_cron version, or NULL when pg_cron is not installed in this database.
@@ -123,6 +132,7 @@ $$;
 
 -- Schedules the ticker loop, retries and maintenance with pg_cron. Idempotent: a second call
 -- updates the jobs. The jobs run as the engine's owner (this function runs with its rights).
+-- Switching from pg_timetable removes its jobs first, so that nothing ticks twice.
 CREATE OR REPLACE FUNCTION pgque.start()
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -131,6 +141,9 @@ DECLARE
     v_cron_db text := current_setting('cron.database_name', true);
     v_seconds boolean;
     v_ids bigint[] := '{}';
+    v_id bigint;
+    v_ticker bigint;
+    v_maint bigint;
     v_doubt text;
     j record;
 BEGIN
@@ -154,43 +167,67 @@ BEGIN
                   DETAIL = format('Schema cron and everything in it must belong to a superuser or to the owner of schema pgque (%s).',
                                   v_doubt);
     END IF;
+    IF (SELECT scheduler FROM pgque.config) = 'pg_timetable' THEN
+        PERFORM pgque.timetable_stop_jobs();
+    END IF;
     v_seconds := pgque.version_at_least(v_version, '1.5');
     BEGIN
+        PERFORM cron.unschedule(c.jobid)
+           FROM cron.job c
+          WHERE c.jobname IN (SELECT pgque.scheduler_retired_jobs()) AND c.username = current_user;
         FOR j IN SELECT * FROM pgque.cron_jobs() LOOP
-            v_ids := v_ids || cron.schedule(j.jobname, CASE WHEN v_seconds THEN j.every_seconds ELSE j.every_minute END,
-                                            j.command);
+            v_id := cron.schedule(j.jobname, CASE WHEN v_seconds THEN j.every_seconds ELSE j.every_minute END, j.command);
+            v_ids := v_ids || v_id;
+            v_ticker := CASE WHEN j.jobname = 'pgque_ticker' THEN v_id ELSE v_ticker END;
+            v_maint := CASE WHEN j.jobname = 'pgque_maint' THEN v_id ELSE v_maint END;
         END LOOP;
     EXCEPTION WHEN insufficient_privilege THEN
         RAISE EXCEPTION 'pgque.start(): the engine''s owner % may not schedule pg_cron jobs: %', current_user, SQLERRM
             USING ERRCODE = '42501', HINT = format('As a superuser: GRANT USAGE ON SCHEMA cron TO %I;', current_user);
     END;
     UPDATE pgque.config SET ticker_loop_ms = CASE WHEN v_seconds THEN 1000 ELSE 60000 END,
-                            scheduler = 'pg_cron', scheduler_job_ids = v_ids;
+                            scheduler = 'pg_cron', scheduler_job_ids = v_ids, ticker_job_id = v_ticker, maint_job_id = v_maint;
 END
 $$;
 
--- Removes the jobs start() scheduled. Safe to call when pg_cron is absent or nothing is
--- scheduled.
-CREATE OR REPLACE FUNCTION pgque.stop()
+-- Internal: removes the engine's pg_cron jobs (those of retired names too) and forgets them in
+-- the config, unless pg_timetable is the scheduler. Nothing to call when pg_cron is absent; a
+-- warning instead of a call when schema cron is not one the engine may call into.
+CREATE OR REPLACE FUNCTION pgque.cron_stop_jobs()
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_doubt text;
 BEGIN
     UPDATE pgque.config SET ticker_loop_ms = 1000;
-    UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL WHERE scheduler = 'pg_cron';
+    UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL, ticker_job_id = NULL, maint_job_id = NULL
+     WHERE scheduler IS DISTINCT FROM 'pg_timetable';
     IF pgque.cron_version() IS NULL THEN
         RETURN;
     END IF;
     v_doubt := pgque.scheduler_schema_doubt('cron', ARRAY['unschedule']);
     IF v_doubt IS NOT NULL THEN
-        RAISE WARNING 'pgque.stop(): not calling into schema cron (%): it must belong to a superuser or to the owner of schema pgque; remove the engine''s pg_cron jobs by hand',
+        RAISE WARNING 'not calling into schema cron (%): it must belong to a superuser or to the owner of schema pgque; remove the engine''s pg_cron jobs by hand',
             v_doubt;
         RETURN;
     END IF;
     PERFORM cron.unschedule(c.jobid)
        FROM cron.job c
-      WHERE c.jobname IN (SELECT jobname FROM pgque.cron_jobs()) AND c.username = current_user;
+      WHERE (c.jobname IN (SELECT jobname FROM pgque.cron_jobs()) OR c.jobname IN (SELECT pgque.scheduler_retired_jobs()))
+        AND c.username = current_user;
+END
+$$;
+
+-- Removes the jobs start() scheduled, and those of start_timetable() when pg_timetable is the
+-- scheduler. Safe to call when neither is installed or nothing is scheduled.
+CREATE OR REPLACE FUNCTION pgque.stop()
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF (SELECT scheduler FROM pgque.config) = 'pg_timetable' THEN
+        PERFORM pgque.timetable_stop_jobs();
+    END IF;
+    PERFORM pgque.cron_stop_jobs();
 END
 $$;
 
@@ -240,30 +277,42 @@ BEGIN
 END
 $$;
 
--- Schedules the ticker loop, retries and maintenance with pg_timetable instead of pg_cron.
--- Idempotent: a second call replaces the jobs. i_tick_period_ms, when given, is set as with
--- set_tick_period_ms(). The jobs run as the engine's owner.
-CREATE OR REPLACE FUNCTION pgque.start_timetable(i_tick_period_ms integer DEFAULT NULL)
+-- Schedules the ticker loop, retries and maintenance with pg_timetable instead of pg_cron, the
+-- ticker loop calling ticker() i_ticks_per_second times a second (tick_period_ms becomes
+-- 1000 / i_ticks_per_second). Idempotent: a second call replaces the jobs; switching from pg_cron
+-- removes its jobs first. The jobs run as the engine's owner.
+CREATE OR REPLACE FUNCTION pgque.start_timetable(i_ticks_per_second integer DEFAULT 10)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_ids bigint[] := '{}';
     v_id bigint;
+    v_ticker bigint;
+    v_maint bigint;
     j record;
 BEGIN
-    IF i_tick_period_ms IS NOT NULL
-       AND (i_tick_period_ms < 1 OR i_tick_period_ms > 1000 OR 1000 % i_tick_period_ms <> 0) THEN
-        RAISE EXCEPTION 'ticks_per_second must be an exact divisor of 1000 between 1 and 1000 (got %)', i_tick_period_ms
-            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023', HINT = 'The tick period in ms, for example 1000, 500, 250, 200, 100, 50 or 10.';
+    IF i_ticks_per_second IS NULL OR i_ticks_per_second < 1 OR i_ticks_per_second > 1000
+       OR 1000 % i_ticks_per_second <> 0 THEN
+        RAISE EXCEPTION 'ticks_per_second must be an exact divisor of 1000 between 1 and 1000 (got %)',
+            coalesce(i_ticks_per_second::text, 'NULL')
+            USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023',
+                  HINT = 'Ticks per second, for example 1, 2, 4, 5, 10 (the default), 20 or 100.';
     END IF;
     PERFORM pgque.timetable_check('start_timetable', 'add_job/delete_job');
+    PERFORM pgque.cron_stop_jobs();
+    FOR j IN SELECT format('SELECT timetable.delete_job(%L)', r) AS unschedule_sql FROM pgque.scheduler_retired_jobs() r LOOP
+        EXECUTE j.unschedule_sql;
+    END LOOP;
     FOR j IN SELECT * FROM pgque.timetable_schedule_sql() LOOP
         EXECUTE j.unschedule_sql;
         EXECUTE j.schedule_sql INTO v_id;
         v_ids := v_ids || v_id;
+        v_ticker := CASE WHEN j.job_name = 'pgque_ticker' THEN v_id ELSE v_ticker END;
+        v_maint := CASE WHEN j.job_name = 'pgque_maint' THEN v_id ELSE v_maint END;
     END LOOP;
-    UPDATE pgque.config SET tick_period_ms = coalesce(i_tick_period_ms, tick_period_ms), ticker_loop_ms = 1000,
-                            scheduler = 'pg_timetable', scheduler_job_ids = v_ids;
+    UPDATE pgque.config SET tick_period_ms = 1000 / i_ticks_per_second, ticker_loop_ms = 1000,
+                            scheduler = 'pg_timetable', scheduler_job_ids = v_ids,
+                            ticker_job_id = v_ticker, maint_job_id = v_maint;
 END
 $$;
 
@@ -286,7 +335,8 @@ DECLARE
     v_doubt text;
     j record;
 BEGIN
-    UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL, ticker_loop_ms = 1000
+    UPDATE pgque.config SET scheduler = NULL, scheduler_job_ids = NULL, ticker_job_id = NULL, maint_job_id = NULL,
+                            ticker_loop_ms = 1000
      WHERE scheduler = 'pg_timetable';
     v_doubt := pgque.scheduler_schema_doubt('timetable', ARRAY['delete_job']);
     IF v_doubt = 'missing' THEN
@@ -297,7 +347,9 @@ BEGIN
             v_doubt;
         RETURN;
     END IF;
-    FOR j IN SELECT * FROM pgque.timetable_schedule_sql() LOOP
+    FOR j IN SELECT unschedule_sql FROM pgque.timetable_schedule_sql()
+             UNION ALL
+             SELECT format('SELECT timetable.delete_job(%L)', r) FROM pgque.scheduler_retired_jobs() r LOOP
         EXECUTE j.unschedule_sql;
     END LOOP;
 END

@@ -165,7 +165,9 @@ BEGIN
     detail := CASE v_scheduler
                   WHEN 'manual' THEN format('no scheduler jobs; call pgque.ticker() and pgque.maint() from outside (a connector''s ticker duty does), tick_period_ms=%s',
                                             v_config.tick_period_ms)
-                  ELSE format('job ids %s, tick_period_ms=%s', coalesce(array_to_string(v_config.scheduler_job_ids, ','), 'unknown'),
+                  ELSE format('ticker_job_id=%s, maint_job_id=%s, job ids %s, tick_period_ms=%s',
+                              coalesce(v_config.ticker_job_id::text, 'NULL'), coalesce(v_config.maint_job_id::text, 'NULL'),
+                              coalesce(array_to_string(v_config.scheduler_job_ids, ','), 'unknown'),
                               v_config.tick_period_ms) END;
     RETURN NEXT;
     component := 'ticker';
@@ -177,11 +179,11 @@ BEGIN
     component := 'maintenance';
     status := CASE WHEN v_scheduler = 'manual' THEN 'stopped' ELSE 'scheduled' END;
     detail := CASE WHEN v_scheduler = 'manual' THEN 'no maintenance jobs; call pgque.maint(), pgque.maint_retry_events() and pgque.maint_rotate_tables_step2() from outside'
-                   ELSE format('pgque_retry, pgque_maint and pgque_rotate_step2 via %s', v_scheduler) END;
+                   ELSE format('pgque_retry_events, pgque_maint and pgque_rotate_step2 via %s', v_scheduler) END;
     RETURN NEXT;
     IF v_cron IS NULL THEN
         component := 'pg_cron'; status := 'unavailable';
-        detail := 'pg_cron is not installed in this database; install it and call pgque.start(), or tick from outside';
+        detail := 'pg_cron is not installed in this database: call pgque.ticker() and pgque.maint() (with pgque.maint_retry_events() and pgque.maint_rotate_tables_step2()) from outside, as a connector''s ticker duty does, or use pgque.start_timetable(); with pg_cron installed, pgque.start()';
         RETURN NEXT;
     END IF;
     IF v_cron_doubt IS NOT NULL THEN
@@ -263,5 +265,212 @@ BEGIN
                   s.retry_events, s.dead_letters)
       FROM pgque.consumer_stats() s JOIN pgque.queue q ON q.queue_name = s.queue_name
      ORDER BY s.queue_name, s.consumer_name;
+END
+$$;
+
+-- PgQue's observability functions, for monitoring written against PgQue (readers). They read
+-- the same figures as queue_stats() and consumer_stats() above, forced ticks' ids left out.
+
+-- Health checks, one row per check: per queue 'ticker_running' (critical when the queue has no
+-- tick or its last one is older than twice its idle period: its ticker has stopped, as status()
+-- calls it stale), per subscription with a cursor 'consumer_lag:<consumer>' (warning past half the
+-- rotation period, critical past the whole: its cursor holds the oldest table), per queue
+-- 'rotation_health' (warning while a switch waits for step 2, or when the rotation is more than a
+-- period overdue, saying which consumer holds it) and 'dlq_health' (warning over 1000 dead
+-- letters); then, as queue 'system', 'pg_cron_ticker' and 'pg_cron_maint': 'ok' with the job id,
+-- or 'manual' when no scheduler job runs them (ticks then come from outside, a connector's
+-- ticker duty say: 'ticker_running' says whether they do).
+CREATE OR REPLACE FUNCTION pgque.queue_health()
+RETURNS TABLE (queue_name text, check_name text, status text, detail text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+    SELECT q.queue_name, 'ticker_running'::text,
+           CASE WHEN lt.tick_time IS NULL OR now() - lt.tick_time > 2 * q.queue_ticker_idle_period THEN 'critical'
+                ELSE 'ok' END,
+           'last tick: ' || coalesce(lt.tick_time::text, 'never')
+             || coalesce(format(' (%s ago)', date_trunc('second', now() - lt.tick_time)), '')
+      FROM pgque.queue q
+      LEFT JOIN LATERAL (SELECT t.tick_time FROM pgque.tick t WHERE t.tick_queue = q.queue_id
+                          ORDER BY t.tick_id DESC LIMIT 1) lt ON true
+     WHERE NOT q.queue_ticker_paused
+     ORDER BY q.queue_name;
+
+    RETURN QUERY
+    SELECT i.queue_name, 'consumer_lag:' || i.consumer_name,
+           CASE WHEN i.lag > q.queue_rotation_period THEN 'critical'
+                WHEN i.lag > q.queue_rotation_period / 2 THEN 'warning'
+                ELSE 'ok' END,
+           format('%s lag: %s, %s pending event(s)', i.consumer_name, date_trunc('second', i.lag), i.pending_events)
+      FROM pgque.consumer_stats() i
+      JOIN pgque.queue q ON q.queue_name = i.queue_name
+     WHERE i.last_tick IS NOT NULL;
+
+    RETURN QUERY
+    SELECT q.queue_name, 'rotation_health'::text,
+           CASE WHEN q.queue_switch_step2 IS NULL
+                  OR q.queue_switch_time + 2 * q.queue_rotation_period < now() THEN 'warning'
+                ELSE 'ok' END,
+           CASE WHEN q.queue_switch_step2 IS NULL THEN 'mid-rotation (step2 pending)'
+                ELSE 'last rotation: ' || q.queue_switch_time::text
+                     || coalesce('; held by consumer ' || CASE WHEN q.queue_switch_time + q.queue_rotation_period < now()
+                                                                THEN pgque.queue_rotation_holder(q) END, '') END
+      FROM pgque.queue q
+     ORDER BY q.queue_name;
+
+    RETURN QUERY
+    SELECT q.queue_name, 'dlq_health'::text,
+           CASE WHEN d.n > 1000 THEN 'warning' ELSE 'ok' END,
+           d.n || ' dead letter events'
+      FROM pgque.queue q
+     CROSS JOIN LATERAL (SELECT count(*) AS n FROM pgque.dead_letter dl WHERE dl.dl_queue_id = q.queue_id) d
+     ORDER BY q.queue_name;
+
+    RETURN QUERY
+    SELECT 'system'::text, j.check_name,
+           CASE WHEN j.job_id IS NULL THEN 'manual' ELSE 'ok' END,
+           CASE WHEN j.job_id IS NULL THEN j.what || ' job not scheduled: call it from outside, or pgque.start()'
+                ELSE format('job_id=%s (%s)', j.job_id, c.scheduler) END
+      FROM pgque.config c
+     CROSS JOIN LATERAL (VALUES ('pg_cron_ticker', 'ticker', c.ticker_job_id),
+                                ('pg_cron_maint', 'maint', c.maint_job_id)) AS j(check_name, what, job_id);
+END
+$$;
+
+-- The figures of queue_stats() and consumer_stats() as OpenTelemetry-style gauges, one row per
+-- metric and label set: pgque.queue.depth, pgque.queue.oldest_message_age_seconds,
+-- pgque.queue.throughput (events per second between the last two ticks),
+-- pgque.message.dead_lettered (per queue), pgque.consumer.lag_seconds and
+-- pgque.consumer.pending_events.
+CREATE OR REPLACE FUNCTION pgque.otel_metrics()
+RETURNS TABLE (metric_name text, metric_type text, value numeric, labels jsonb)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+    SELECT m.name, 'gauge'::text, m.value, jsonb_build_object('queue', s.queue_name)
+      FROM pgque.queue_stats() s
+     CROSS JOIN LATERAL (VALUES ('pgque.queue.depth', s.depth::numeric),
+                                ('pgque.queue.oldest_message_age_seconds',
+                                 coalesce(extract(epoch FROM s.oldest_msg_age), 0)::numeric),
+                                ('pgque.message.dead_lettered', s.dlq_count::numeric),
+                                ('pgque.queue.throughput', coalesce(s.events_per_sec, 0))) AS m(name, value)
+     ORDER BY m.name, s.queue_name;
+    RETURN QUERY
+    SELECT m.name, 'gauge'::text, m.value, jsonb_build_object('queue', s.queue_name, 'consumer', s.consumer_name)
+      FROM pgque.consumer_stats() s
+     CROSS JOIN LATERAL (VALUES ('pgque.consumer.lag_seconds', extract(epoch FROM s.lag)::numeric),
+                                ('pgque.consumer.pending_events', s.pending_events::numeric)) AS m(name, value)
+     ORDER BY m.name, s.queue_name, s.consumer_name;
+END
+$$;
+
+-- Subscriptions whose cursor has not moved for longer than i_threshold: lag is the age of the
+-- tick the consumer last finished, last_active its last call; the most behind first.
+CREATE OR REPLACE FUNCTION pgque.stuck_consumers(i_threshold interval DEFAULT '1 hour')
+RETURNS TABLE (queue_name text, consumer_name text, lag interval, last_active timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    IF i_threshold IS NULL OR NOT isfinite(i_threshold) THEN
+        RAISE EXCEPTION 'stuck_consumers: threshold must be a finite interval, got %', i_threshold USING ERRCODE = '22023';
+    END IF;
+    RETURN QUERY
+    SELECT q.queue_name, c.co_name, now() - t.tick_time, s.sub_active
+      FROM pgque.subscription s
+      JOIN pgque.queue q ON q.queue_id = s.sub_queue
+      JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+      LEFT JOIN pgque.tick t ON t.tick_queue = s.sub_queue AND t.tick_id = s.sub_last_tick
+     WHERE now() - coalesce(t.tick_time, s.sub_active) > i_threshold
+     ORDER BY 3 DESC NULLS FIRST, 1, 2;
+END
+$$;
+
+-- The open batches of a queue: whose, since when (the consumer's last activity), and about how
+-- many events of the queue their windows hold.
+CREATE OR REPLACE FUNCTION pgque.in_flight(i_queue_name text)
+RETURNS TABLE (consumer_name text, batch_id bigint, batch_age interval, estimated_events bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.queue_row(i_queue_name);
+BEGIN
+    RETURN QUERY
+    SELECT c.co_name, s.sub_batch, now() - s.sub_active,
+           coalesce(greatest((nt.tick_event_seq - nt.tick_forced_ids) - (lt.tick_event_seq - lt.tick_forced_ids), 0), 0)
+      FROM pgque.subscription s
+      JOIN pgque.consumer c ON c.co_id = s.sub_consumer
+      LEFT JOIN pgque.tick lt ON lt.tick_queue = s.sub_queue AND lt.tick_id = s.sub_last_tick
+      LEFT JOIN pgque.tick nt ON nt.tick_queue = s.sub_queue AND nt.tick_id = s.sub_next_tick
+     WHERE s.sub_queue = q.queue_id AND s.sub_batch IS NOT NULL
+     ORDER BY c.co_name;
+END
+$$;
+
+-- Internal: checks a period and bucket size of throughput() and error_rate() (positive, finite,
+-- at most 10,000 buckets) and returns the bucket size in seconds.
+CREATE OR REPLACE FUNCTION pgque.queue_check_buckets(i_period interval, i_bucket_size interval)
+RETURNS float8
+LANGUAGE plpgsql IMMUTABLE SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_bucket float8 := extract(epoch FROM i_bucket_size);
+BEGIN
+    IF i_period IS NULL OR NOT isfinite(i_period) OR i_period <= interval '0'
+       OR i_bucket_size IS NULL OR NOT isfinite(i_bucket_size) OR v_bucket < 1 THEN
+        RAISE EXCEPTION 'period must be a positive interval and bucket size at least 1 second, got % and %',
+            i_period, i_bucket_size USING ERRCODE = '22023';
+    END IF;
+    IF extract(epoch FROM i_period) / v_bucket > 10000 THEN
+        RAISE EXCEPTION 'at most 10000 buckets, got % / %', i_period, i_bucket_size USING ERRCODE = '22023',
+            HINT = 'Choose a larger bucket size or a shorter period.';
+    END IF;
+    RETURN v_bucket;
+END
+$$;
+
+-- Events per bucket over the last i_period, from the tick history (which rotation keeps back to
+-- the previous table switch): each tick's new events are counted in the bucket of its time.
+-- Buckets are aligned to multiples of i_bucket_size since the epoch; only buckets with ticks.
+CREATE OR REPLACE FUNCTION pgque.throughput(i_queue_name text, i_period interval, i_bucket_size interval)
+RETURNS TABLE (bucket_start timestamptz, events bigint, events_per_sec numeric)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.queue_row(i_queue_name);
+    v_bucket float8 := pgque.queue_check_buckets(i_period, i_bucket_size);
+BEGIN
+    RETURN QUERY
+    SELECT to_timestamp(floor(extract(epoch FROM d.tick_time) / v_bucket) * v_bucket) AS b,
+           sum(greatest(d.events, 0))::bigint,
+           round(sum(greatest(d.events, 0))::numeric / v_bucket::numeric, 3)
+      FROM (SELECT t.tick_time,
+                   (t.tick_event_seq - t.tick_forced_ids)
+                   - lag(t.tick_event_seq - t.tick_forced_ids) OVER (ORDER BY t.tick_id) AS events
+              FROM pgque.tick t
+             WHERE t.tick_queue = q.queue_id) d
+     WHERE d.events IS NOT NULL AND d.tick_time >= now() - i_period
+     GROUP BY 1
+     ORDER BY 1;
+END
+$$;
+
+-- Failures per bucket over the last i_period: retries are the queue's events waiting in the
+-- retry queue, by when they are due; dead_letters the queue's dead letters, by when they were
+-- dead-lettered. Every bucket of the period, aligned as throughput()'s.
+CREATE OR REPLACE FUNCTION pgque.error_rate(i_queue_name text, i_period interval, i_bucket_size interval)
+RETURNS TABLE (bucket_start timestamptz, retries bigint, dead_letters bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    q pgque.queue := pgque.queue_row(i_queue_name);
+    v_bucket float8 := pgque.queue_check_buckets(i_period, i_bucket_size);
+    v_first numeric := floor(extract(epoch FROM now() - i_period) / v_bucket::numeric) * v_bucket::numeric;
+    v_last numeric := floor(extract(epoch FROM now()) / v_bucket::numeric) * v_bucket::numeric;
+BEGIN
+    RETURN QUERY
+    SELECT to_timestamp(b.s),
+           (SELECT count(*) FROM pgque.retry_queue r
+             WHERE r.ev_queue = q.queue_id
+               AND r.ev_retry_after >= to_timestamp(b.s) AND r.ev_retry_after < to_timestamp(b.s + v_bucket)),
+           (SELECT count(*) FROM pgque.dead_letter d
+             WHERE d.dl_queue_id = q.queue_id
+               AND d.dl_time >= to_timestamp(b.s) AND d.dl_time < to_timestamp(b.s + v_bucket))
+      FROM generate_series(v_first, v_last, v_bucket::numeric) AS b(s)
+     ORDER BY 1;
 END
 $$;

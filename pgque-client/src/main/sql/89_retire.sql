@@ -13,22 +13,13 @@
 DO $retire$
 DECLARE
     v_obsolete regprocedure[];
-    v_dependents text;
 BEGIN
-    -- Created or replaced by this script: a new row version.
+    -- The internal functions this script did not create again: they keep the row version
+    -- 05_upgrade.sql noted (creating or replacing a function writes a new one).
     v_obsolete := ARRAY(SELECT u.routine FROM pg_temp.pgque_upgrade_internal u
                           JOIN pg_proc p ON p.oid = u.routine
                          WHERE p.xmin::text = u.row_version);
-    v_dependents := pg_temp.pgque_dependents(v_obsolete);
-    IF v_dependents IS NOT NULL THEN
-        RAISE EXCEPTION 'cannot upgrade pgque: objects outside schema pgque depend on engine functions this version removes: %',
-            v_dependents
-            USING ERRCODE = '2BP01',
-                  HINT = 'Drop them (their owner or a superuser can), run the script again, then create them anew; '
-                         'build them on the API functions of docs/sql-reference.md, which an upgrade keeps.';
-    END IF;
-    FOR i IN 1 .. coalesce(cardinality(v_obsolete), 0) LOOP
-        EXECUTE format('DROP ROUTINE %s', v_obsolete[i]);
-    END LOOP;
+    CALL pg_temp.pgque_drop_routines(v_obsolete, 'this version removes',
+        '; build them on the API functions of docs/sql-reference.md, which an upgrade keeps');
 END
 $retire$;

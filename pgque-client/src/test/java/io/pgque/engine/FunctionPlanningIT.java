@@ -50,6 +50,7 @@ class FunctionPlanningIT {
             "quote_fqname(text)",
             "register_consumer(text,text)",
             "resize_blockers(integer,text)",
+            "scheduler_retired_jobs()",
             "slot_consumer_names(text,integer)",
             "subscribe_subconsumer(text,text,text,boolean)",
             "tick_backlog(integer)",

@@ -129,9 +129,24 @@ class LifecycleFunctionsIT {
         }
         sql.ack(got.get(0).batchId());
         assertEquals(3, sql.rows("select * from pgque.dlq_inspect(?)", q).size());
-        assertEquals(3, reader.oneLong("select pgque.dlq_replay_all(?)", q));
+        // PgQue's result: (replayed, failed, first_error). While inserts are refused nothing is
+        // replayed or lost: every dead letter counts as failed, the first one's id names the error.
+        sql.config(q, "disable_insert", "true");
+        Map<String, Object> refused = reader.rows("select * from pgque.dlq_replay_all(?)", q).get(0);
+        assertEquals(List.of("replayed", "failed", "first_error"), new ArrayList<>(refused.keySet()));
+        assertEquals(0L, ((Number) refused.get("replayed")).longValue());
+        assertEquals(3L, ((Number) refused.get("failed")).longValue());
+        long firstDl = sql.oneLong("select min(dl_id) from pgque.dead_letter d join pgque.queue qq on qq.queue_id = d.dl_queue_id"
+                + " where qq.queue_name = ?", q);
+        assertEquals("dl_id=" + firstDl + ": Insert into queue disallowed", refused.get("first_error"));
+        assertEquals(3, sql.rows("select * from pgque.dlq_inspect(?)", q).size(), "kept");
+        sql.config(q, "disable_insert", null);
+        Map<String, Object> done = reader.rows("select * from pgque.dlq_replay_all(?)", q).get(0);
+        assertEquals(3L, ((Number) done.get("replayed")).longValue());
+        assertEquals(0L, ((Number) done.get("failed")).longValue());
+        assertNull(done.get("first_error"));
         assertEquals(0, sql.rows("select * from pgque.dlq_inspect(?)", q).size());
-        assertEquals(0, reader.oneLong("select pgque.dlq_replay_all(?)", q), "nothing left");
+        assertEquals(0, reader.oneLong("select replayed from pgque.dlq_replay_all(?)", q), "nothing left");
         sql.tick(q);
         List<Msg> replayed = sql.drain(q, "c");
         assertEquals(List.of("a", "b", "c"), replayed.stream().map(Msg::payload).toList(), "oldest first");

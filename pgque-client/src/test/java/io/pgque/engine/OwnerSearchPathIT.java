@@ -120,6 +120,7 @@ class OwnerSearchPathIT {
         // schema timetable with pg_timetable's two calls, as a reader with CREATE on the database can.
         Sql pg = new Sql(server.getPostgresDatabase());
         Plant other = Plant.in(pg, newOwnedDatabase(pg, "osp_uninstall"));
+        new Sql(server.getDatabase("postgres", other.database)).exec("grant create on database osp_uninstall to " + PLANTER);
         other.planter().exec("create schema timetable");
         other.planter().exec("grant usage on schema timetable to public");
         other.planter().exec("create function timetable.add_job(job_name text, job_schedule text, job_command text,"

@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PgCronTickingIT {
 
-    private static final List<String> JOBS = List.of("pgque_maint", "pgque_retry", "pgque_rotate_step2", "pgque_ticker");
+    private static final List<String> JOBS = List.of("pgque_maint", "pgque_retry_events", "pgque_rotate_step2", "pgque_ticker");
     private static final Duration FIRST_RUN = Duration.ofSeconds(240);
 
     private static PgCronServer server;
@@ -70,9 +70,15 @@ class PgCronTickingIT {
         sql.subscribe("cron_q", "c");
         assertEquals("manual", status().get("scheduler"));
 
+        // The retry job of engines before 0.5.0, as an upgraded database still has it: start() replaces it.
+        sql.exec("select cron.schedule('pgque_retry', '* * * * *', 'SELECT pgque.maint_retry_events()')");
         sql.exec("select pgque.start()");
         sql.exec("select pgque.start()"); // idempotent: the same four jobs
         assertEquals(JOBS, scheduledJobs());
+        // PgQue's config columns name the ticker's and the maintenance job
+        assertEquals(1, sql.oneLong("select count(*) from pgque.config c"
+                + " where c.ticker_job_id = (select jobid from cron.job where jobname = 'pgque_ticker')"
+                + " and c.maint_job_id = (select jobid from cron.job where jobname = 'pgque_maint')"));
         Map<String, String> scheduled = status();
         assertEquals("pg_cron", scheduled.get("scheduler"), scheduled.toString());
         for (String job : JOBS) {
@@ -110,6 +116,7 @@ class PgCronTickingIT {
         sql.exec("select pgque.stop()");
         assertEquals(List.of(), scheduledJobs());
         assertEquals("manual", status().get("scheduler"));
+        assertEquals(0, sql.oneLong("select count(*) from pgque.config where ticker_job_id is not null or maint_job_id is not null"));
         assertTrue(Sql.await(Duration.ofSeconds(30), Duration.ofMillis(100), () -> !tickerLoopRunning()),
                 "the running ticker loop ends within a second or so of stop()");
         sql.exec("select pgque.stop()"); // harmless when nothing is scheduled

@@ -207,12 +207,16 @@ class PgQueCompatIT {
         }
         assertEquals(List.of("ticks_per_second must be an exact divisor of 1000 between 1 and 1000 (got 7)", "pgque:22023"),
                 caught("select pgque.start_timetable(7)"));
+        assertEquals(List.of("ticks_per_second must be an exact divisor of 1000 between 1 and 1000 (got NULL)", "pgque:22023"),
+                caught("select pgque.start_timetable(NULL)"));
+        assertEquals(List.of("ticks_per_second must be an exact divisor of 1000 between 1 and 1000 (got 0)", "pgque:22023"),
+                caught("select pgque.start_timetable(0)"));
     }
 
     @Test
     void timetableSchedulesTheTickerLoopRetriesAndMaintenance() {
         List<Map<String, Object>> plan = sql.rows("select * from pgque.timetable_schedule_sql() order by job_name");
-        assertEquals(List.of("pgque_maint", "pgque_retry", "pgque_rotate_step2", "pgque_ticker"),
+        assertEquals(List.of("pgque_maint", "pgque_retry_events", "pgque_rotate_step2", "pgque_ticker"),
                 plan.stream().map(r -> r.get("job_name")).toList());
         Map<String, Object> ticker = plan.get(3);
         assertEquals("SELECT timetable.add_job(job_name => 'pgque_ticker', job_schedule => '@every 1 seconds', "
@@ -234,11 +238,17 @@ class PgQueCompatIT {
                       values ('add_job', job_name, job_schedule, job_command, job_kind) returning id $f$;
                 create function timetable.delete_job(job_name text) returns boolean language sql as
                   $f$ insert into timetable.calls (fn, job_name) values ('delete_job', job_name) returning true $f$;""");
-        owner.exec("select pgque.start_timetable(200)");
-        assertEquals(4, owner.oneLong("select count(*) from timetable.calls where fn = 'add_job'"));
-        assertEquals(1, owner.oneLong("select count(*) from timetable.calls where fn = 'add_job' and job_name = 'pgque_ticker'"
+        owner.exec("select pgque.start_timetable()");
+        assertEquals(100, owner.oneLong("select tick_period_ms from pgque.config"), "PgQue's default: 10 ticks a second");
+        owner.exec("select pgque.start_timetable(5)");
+        assertEquals(4 + 4, owner.oneLong("select count(*) from timetable.calls where fn = 'add_job'"));
+        assertEquals(2, owner.oneLong("select count(*) from timetable.calls where fn = 'add_job' and job_name = 'pgque_ticker'"
                 + " and job_command = 'CALL pgque.ticker_loop()' and job_schedule = '@every 1 seconds'"));
-        assertEquals(200, owner.oneLong("select tick_period_ms from pgque.config"));
+        assertEquals(200, owner.oneLong("select tick_period_ms from pgque.config"), "5 ticks a second");
+        // PgQue's config columns: the ids add_job returned for the ticker and the maintenance job
+        assertEquals(1, owner.oneLong("select count(*) from pgque.config c"
+                + " where c.ticker_job_id = (select max(id) from timetable.calls where fn = 'add_job' and job_name = 'pgque_ticker')"
+                + " and c.maint_job_id = (select max(id) from timetable.calls where fn = 'add_job' and job_name = 'pgque_maint')"));
         Map<String, String> status = statusOf(owner);
         assertEquals("pg_timetable", status.get("scheduler"));
         assertEquals("scheduled", status.get("ticker"));
@@ -246,9 +256,19 @@ class PgQueCompatIT {
         assertTrue(!status.containsKey("pg_timetable"), "no 'unavailable' row while its schema exists");
 
         owner.exec("select pgque.stop_timetable()");
-        assertEquals(4 + 4, owner.oneLong("select count(*) from timetable.calls where fn = 'delete_job'"),
+        // each start deleted the four jobs and the retry job of engines before 0.5.0 ('pgque_retry'), and so did stop
+        assertEquals(5 + 5 + 5, owner.oneLong("select count(*) from timetable.calls where fn = 'delete_job'"),
                 "start replaced any old jobs, stop removed them");
+        assertEquals(3, owner.oneLong("select count(*) from timetable.calls where fn = 'delete_job' and job_name = 'pgque_retry'"));
         assertEquals("manual", statusOf(owner).get("scheduler"));
+        assertEquals(0, owner.oneLong("select count(*) from pgque.config where ticker_job_id is not null or maint_job_id is not null"));
+
+        // PgQue's generic stop() stops pg_timetable's jobs when pg_timetable is the scheduler
+        owner.exec("select pgque.start_timetable()");
+        owner.exec("select pgque.stop()");
+        assertEquals(5 + 5 + 5 + 5 + 5, owner.oneLong("select count(*) from timetable.calls where fn = 'delete_job'"));
+        assertEquals("manual", statusOf(owner).get("scheduler"));
+        assertEquals(0, owner.oneLong("select count(*) from pgque.config where ticker_job_id is not null or scheduler is not null"));
 
         // A timetable schema that someone else owns is not trusted with the owner's rights.
         owner.exec("do $$ begin if not exists (select 1 from pg_roles where rolname = 'compat_tt_owner') then"

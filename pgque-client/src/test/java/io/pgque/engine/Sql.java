@@ -4,6 +4,7 @@
  */
 package io.pgque.engine;
 
+import io.pgque.testing.EmbeddedPg;
 import io.pgque.testsupport.Await;
 import io.pgque.testsupport.Jdbc;
 
@@ -40,6 +41,17 @@ final class Sql {
 
     DataSource dataSource() {
         return ds;
+    }
+
+    /**
+     * Connections to {@code db} as login role {@code login}, which this (superuser) access
+     * creates once per cluster and grants {@code role}.
+     */
+    Sql login(EmbeddedPg.TestDatabase db, String login, String role) {
+        exec("do $$ begin if not exists (select 1 from pg_roles where rolname = '" + login + "') then"
+                + " create role " + login + " login; end if; end $$");
+        exec("grant " + role + " to " + login);
+        return new Sql(db.as(login));
     }
 
     Connection connect() throws SQLException {

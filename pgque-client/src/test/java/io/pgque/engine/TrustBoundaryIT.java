@@ -323,7 +323,7 @@ class TrustBoundaryIT {
         Sql.expectSqlState(DENIED, () -> writer.exec("select pgque.dlq_replay(?)", first));
         Sql.expectSqlState(DENIED, () -> writer.exec("select pgque.dlq_replay_all(?)", q));
         assertNotNull(reader.oneLongOrNull("select pgque.dlq_replay(?)", first));
-        assertEquals(1, admin.oneLong("select pgque.dlq_replay_all(?)", q));
+        assertEquals(1, admin.oneLong("select replayed from pgque.dlq_replay_all(?)", q));
     }
 
     // ------------------------------------------------------------------ 10. input checks

@@ -77,12 +77,17 @@ final class RoundTrip {
 
     /** The connector and exactly {@link #TASKS} tasks RUNNING. */
     private static void awaitRunning(Stack stack, String connector) throws InterruptedException {
+        awaitRunning(stack, connector, TASKS, TIMEOUT);
+    }
+
+    /** The connector and exactly {@code tasks} tasks RUNNING, within {@code timeout}. */
+    static void awaitRunning(Stack stack, String connector, int tasks, Duration timeout) throws InterruptedException {
         Waits.until(() -> {
             ConnectorStateInfo status = stack.connectorStatus(connector);
             return status != null
                     && "RUNNING".equals(status.connector().state())
-                    && status.tasks().size() == TASKS
+                    && status.tasks().size() == tasks
                     && status.tasks().stream().allMatch(t -> "RUNNING".equals(t.state()));
-        }, TIMEOUT, connector + " and its " + TASKS + " tasks to run");
+        }, timeout, connector + " and its " + tasks + " tasks to run");
     }
 }

@@ -141,10 +141,14 @@ final class SqlClients implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         producing.set(false);
         consuming.set(false);
-        producer.join();
-        consumer.join();
+        try {
+            producer.join();
+            consumer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

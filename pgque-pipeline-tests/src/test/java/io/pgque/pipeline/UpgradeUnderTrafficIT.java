@@ -68,9 +68,9 @@ class UpgradeUnderTrafficIT {
             String kafka = stack.bootstrapServers();
             KafkaClients.createTopics(kafka, Map.of(Pipeline.IN, Pipeline.IN_PARTITIONS, Pipeline.OUT, Pipeline.OUT_PARTITIONS));
             stack.configureConnector(Pipeline.SOURCE, Pipeline.sourceConfig(url, false, SLOTS, TASKS));
-            awaitRunning(stack, Pipeline.SOURCE);
+            RoundTrip.awaitRunning(stack, Pipeline.SOURCE, TASKS, TIMEOUT);
             stack.configureConnector(Pipeline.SINK, Pipeline.sinkConfig(url, false, TASKS));
-            awaitRunning(stack, Pipeline.SINK);
+            RoundTrip.awaitRunning(stack, Pipeline.SINK, TASKS, TIMEOUT);
             TaskWatch watch = new TaskWatch(stack);
             watch.start();
 
@@ -110,14 +110,6 @@ class UpgradeUnderTrafficIT {
             assertNotNull(in, LAST_RELEASE + " on the test class path (pgque-client's test jar)");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-    }
-
-    private static void awaitRunning(Stack stack, String connector) throws InterruptedException {
-        Waits.until(() -> {
-            ConnectorStateInfo status = stack.connectorStatus(connector);
-            return status != null && "RUNNING".equals(status.connector().state()) && status.tasks().size() == TASKS
-                    && status.tasks().stream().allMatch(t -> "RUNNING".equals(t.state()));
-        }, TIMEOUT, connector + " and its tasks to run");
     }
 
     /** Watches both connectors' tasks for the whole run and keeps every FAILED state it sees, with its trace. */

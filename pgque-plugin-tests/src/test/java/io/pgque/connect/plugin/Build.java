@@ -25,6 +25,16 @@ final class Build {
         return required("pgque.project.version");
     }
 
+    /** The release folder pgque-distribution made: target/pgque-kafka-connect-<version>. */
+    static Path releaseDir() {
+        Path dir = Path.of(required("pgque.release.dir"));
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException("no release folder at " + dir + ": build it first "
+                    + "(./mvnw package -DskipTests from the repository root, or ./mvnw verify)");
+        }
+        return dir;
+    }
+
     static String kafkaVersion() {
         return required("pgque.kafka.version");
     }

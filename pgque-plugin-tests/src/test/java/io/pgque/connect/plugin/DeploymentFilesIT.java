@@ -5,8 +5,14 @@
 package io.pgque.connect.plugin;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.pgque.client.PgQue;
 import io.pgque.testing.EmbeddedPg;
 import io.pgque.testsupport.Jdbc;
@@ -14,9 +20,6 @@ import io.prometheus.jmx.JmxCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import io.strimzi.api.kafka.model.connect.KafkaConnect;
-import io.strimzi.api.kafka.model.connect.build.Plugin;
-import io.strimzi.api.kafka.model.connector.KafkaConnector;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
@@ -52,13 +55,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What deploy/ ships, against the real thing: each Strimzi resource parsed into Strimzi's own API
- * model, its connector config accepted by the connector's validate() in a worker that loaded the
- * plugin archives (a real PostgreSQL behind it), and the Prometheus JMX exporter rules run by
- * the exporter over that worker's MBeans while both connectors move records, turning out every
- * metric docs/production.md documents and the Grafana dashboard, the alert rules and Strimzi's
- * Kafka Connect dashboard query; and the postgres_exporter queries run as a reader, making the
- * engine's metrics the dashboard and the alert rules read.
+ * What deploy/ ships, against the real thing: each Strimzi resource of the release folder (the
+ * copy a user applies, version and checksums filled in) read into the API model of Strimzi 1.x and
+ * checked as API v1 ({@link StrimziModelCheck}), the plugin archives' sha512sum those of the
+ * archives this build made, the Role and RoleBinding letting the Connect pods read every Secret the
+ * connectors name, no namespace written anywhere; each connector config accepted by the
+ * connector's validate() in a worker that loaded the plugin archives (a real PostgreSQL behind
+ * it), and the Prometheus JMX exporter rules run by the exporter over that worker's MBeans while
+ * both connectors move records, turning out every metric docs/production.md documents and the
+ * Grafana dashboard, the alert rules and Strimzi's Kafka Connect dashboard query; and the
+ * postgres_exporter queries run as a reader, making the engine's metrics the dashboard and the
+ * alert rules read.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DeploymentFilesIT {
@@ -66,8 +73,8 @@ class DeploymentFilesIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
-    /** Strimzi's Kubernetes Secret provider references, e.g. ${secrets:pgque/pgque-db:sink-user}. */
-    private static final Pattern SECRET = Pattern.compile("\\$\\{secrets:[^:}]+:([^}]+)}");
+    /** Strimzi's Kubernetes Secret provider references, ${secrets:[<namespace>/]<secret>:<key>}. */
+    private static final Pattern SECRET = Pattern.compile("\\$\\{secrets:(?:([^/:}]+)/)?([^:}]+):([^}]+)}");
 
     /**
      * What Strimzi's Kafka Connect dashboard (packaging/examples/metrics/.../strimzi-kafka-connect.json)
@@ -88,6 +95,8 @@ class DeploymentFilesIT {
     private static EmbeddedConnectCluster connect;
     private static EmbeddedPg.TestDatabase db;
 
+    private static List<JsonNode> strimzi;
+
     @BeforeAll
     static void start() throws IOException {
         db = EmbeddedPg.newDatabase("deploy_files").installEngine();
@@ -106,41 +115,150 @@ class DeploymentFilesIT {
         return Build.repoDir().resolve("deploy").resolve(file);
     }
 
+    /** The release folder's deploy/strimzi: what a user applies. */
+    private static Path released(String file) {
+        return Build.releaseDir().resolve("deploy/strimzi").resolve(file);
+    }
+
+    private static List<Path> strimziFiles() throws IOException {
+        try (Stream<Path> files = Files.list(Build.releaseDir().resolve("deploy/strimzi"))) {
+            return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+        }
+    }
+
+    /** The Strimzi resources as Strimzi's model reads them, read once (skips the calling test without a Java 21). */
+    private static synchronized List<JsonNode> strimzi() throws IOException, InterruptedException {
+        if (strimzi == null) {
+            strimzi = StrimziModelCheck.read(strimziFiles());
+        }
+        return strimzi;
+    }
+
+    private static JsonNode resource(String kind, String name) throws IOException, InterruptedException {
+        return strimzi().stream().filter(r -> r.path("kind").asText().equals(kind)
+                        && r.path("model").path("metadata").path("name").asText().equals(name))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in " + strimzi));
+    }
+
+    /** The two KafkaConnector resources as YAML trees (what validate and the worker get needs no model). */
+    private static List<JsonNode> connectors() throws IOException {
+        List<JsonNode> connectors = new ArrayList<>();
+        for (String file : List.of("pgque-sink.yaml", "pgque-source.yaml")) {
+            JsonNode resource = YAML.readTree(released(file).toFile());
+            assertEquals("KafkaConnector", resource.path("kind").asText(), file);
+            connectors.add(resource);
+        }
+        return connectors;
+    }
+
     @Test
-    void theKafkaConnectResourceBuildsAnImageWithBothPluginArchives() throws IOException {
-        KafkaConnect resource = YAML.readValue(deploy("strimzi/kafka-connect.yaml").toFile(), KafkaConnect.class);
-        assertEquals("KafkaConnect", resource.getKind());
-        assertEquals("true", resource.getMetadata().getAnnotations().get("strimzi.io/use-connector-resources"),
+    void everyStrimziResourceIsValidV1ForStrimzisOwnModel() throws Exception {
+        assertEquals(List.of("KafkaConnect", "KafkaConnector", "KafkaConnector"),
+                strimzi().stream().map(r -> r.path("kind").asText()).sorted().toList());
+        for (JsonNode resource : strimzi()) {
+            assertEquals("v1", resource.path("version").asText(), resource.path("file").asText());
+            List<String> problems = new ArrayList<>();
+            resource.path("problems").forEach(p -> problems.add(p.asText()));
+            assertEquals(List.of(), problems, resource.path("file").asText());
+        }
+    }
+
+    @Test
+    void theKafkaConnectResourceBuildsAnImageWithThisBuildsPluginArchives() throws Exception {
+        JsonNode connect = resource("KafkaConnect", "pgque-connect").path("model");
+        assertEquals("true", connect.path("metadata").path("annotations").path("strimzi.io/use-connector-resources").asText(),
                 "the connectors are KafkaConnector resources");
+        Map<String, PluginArchive> archives = Map.of("pgque-sink-connector", PluginArchive.SINK,
+                "pgque-source-connector", PluginArchive.SOURCE);
         List<String> plugins = new ArrayList<>();
-        for (Plugin plugin : resource.getSpec().getBuild().getPlugins()) {
-            plugins.add(plugin.getName());
-            assertEquals(1, plugin.getArtifacts().size(), plugin.getName());
-            assertEquals("zip", plugin.getArtifacts().get(0).getType(), plugin.getName());
+        for (JsonNode plugin : connect.path("spec").path("build").path("plugins")) {
+            String name = plugin.path("name").asText();
+            plugins.add(name);
+            assertEquals(1, plugin.path("artifacts").size(), name);
+            JsonNode artifact = plugin.path("artifacts").path(0);
+            assertEquals("zip", artifact.path("type").asText(), name);
+            PluginArchive archive = archives.get(name);
+            assertTrue(artifact.path("url").asText().endsWith("/" + archive.zip().getFileName()), artifact.toString());
+            assertEquals(Sha512.of(archive.zip()), artifact.path("sha512sum").asText(),
+                    name + ": Strimzi checks the download against this, so it must be the archive this build made");
         }
         assertEquals(List.of("pgque-sink-connector", "pgque-source-connector"), plugins);
-        assertNoUnknownFields("spec", resource.getSpec().getAdditionalProperties());
-        assertNoUnknownFields("spec.build", resource.getSpec().getBuild().getAdditionalProperties());
-        Map<String, Object> config = resource.getSpec().getConfig();
-        assertEquals("io.strimzi.kafka.KubernetesSecretConfigProvider", config.get("config.providers.secrets.class"));
-        assertTrue(resource.getSpec().getMetricsConfig() != null, "exports the connectors' metrics");
+        assertEquals("io.strimzi.kafka.KubernetesSecretConfigProvider",
+                connect.path("spec").path("config").path("config.providers.secrets.class").asText());
+        assertFalse(connect.path("spec").path("metricsConfig").isMissingNode(), "exports the connectors' metrics");
+    }
+
+    /**
+     * KubernetesSecretConfigProvider reads a Secret through the Kubernetes API as the Connect
+     * pods' service account: secrets-access.yaml gives that account (Strimzi's name for it) get on
+     * every Secret the connectors name, and nothing more.
+     */
+    @Test
+    void theConnectPodsMayReadEverySecretTheConnectorsNameAndNothingElse() throws Exception {
+        List<HasMetadata> rbac = rbac(released("secrets-access.yaml"));
+        Role role = only(rbac, Role.class);
+        RoleBinding binding = only(rbac, RoleBinding.class);
+        Set<String> named = new TreeSet<>();
+        for (JsonNode connector : connectors()) {
+            connector.path("spec").path("config").forEach(value -> {
+                Matcher secret = SECRET.matcher(value.asText());
+                while (secret.find()) {
+                    named.add(secret.group(2));
+                }
+            });
+        }
+        assertFalse(named.isEmpty(), "the connectors read their logins from Secrets");
+        assertEquals(1, role.getRules().size(), role.getRules().toString());
+        PolicyRule rule = role.getRules().get(0);
+        assertEquals(List.of(""), rule.getApiGroups());
+        assertEquals(List.of("secrets"), rule.getResources());
+        assertEquals(List.of("get"), rule.getVerbs(), "the provider needs get, nothing else");
+        assertEquals(named, new TreeSet<>(rule.getResourceNames()), "exactly the Secrets the connectors name");
+
+        assertEquals("Role", binding.getRoleRef().getKind());
+        assertEquals(role.getMetadata().getName(), binding.getRoleRef().getName());
+        String account = resource("KafkaConnect", "pgque-connect").path("serviceAccount").asText();
+        assertEquals(1, binding.getSubjects().size());
+        Subject subject = binding.getSubjects().get(0);
+        assertEquals("ServiceAccount", subject.getKind());
+        assertEquals(account, subject.getName(), "Strimzi's service account of the Connect pods");
+    }
+
+    /** Every file applies into the namespace the user picks (kubectl apply -n): none names one. */
+    @Test
+    void noDeploymentFileNamesANamespace() throws IOException {
+        List<String> named = new ArrayList<>();
+        for (Path file : strimziFiles()) {
+            for (JsonNode document : YAML.readValues(YAML.getFactory().createParser(file.toFile()), JsonNode.class).readAll()) {
+                if (document.path("metadata").has("namespace")) {
+                    named.add(file.getFileName() + ": metadata.namespace");
+                }
+                document.path("subjects").forEach(s -> {
+                    if (s.has("namespace")) {
+                        named.add(file.getFileName() + ": a subject's namespace");
+                    }
+                });
+            }
+            Matcher secret = SECRET.matcher(Files.readString(file));
+            while (secret.find()) {
+                if (secret.group(1) != null) {
+                    named.add(file.getFileName() + ": " + secret.group());
+                }
+            }
+        }
+        assertEquals(List.of(), named, "namespaces written into deploy/strimzi");
     }
 
     @Test
     void eachKafkaConnectorResourcePassesTheConnectorsValidate() throws IOException {
-        List<Path> files = connectorFiles();
-        assertEquals(2, files.size(), files::toString);
-        for (Path file : files) {
-            KafkaConnector resource = YAML.readValue(file.toFile(), KafkaConnector.class);
-            assertEquals("pgque-connect", resource.getMetadata().getLabels().get("strimzi.io/cluster"), file.toString());
-            assertNoUnknownFields(file + " spec", resource.getSpec().getAdditionalProperties());
+        for (JsonNode resource : connectors()) {
             Map<String, String> config = connectorConfig(resource);
-            ConfigInfos result = connect.validateConnectorConfig(resource.getSpec().getClassName(), config);
+            ConfigInfos result = connect.validateConnectorConfig(config.get("connector.class"), config);
             List<String> errors = new ArrayList<>();
             for (ConfigInfo info : result.configs()) {
                 info.configValue().errors().forEach(e -> errors.add(info.configValue().name() + ": " + e));
             }
-            assertEquals(List.of(), errors, file + " does not validate");
+            assertEquals(List.of(), errors, resource.path("metadata").path("name").asText() + " does not validate");
         }
     }
 
@@ -148,9 +266,8 @@ class DeploymentFilesIT {
     void theExporterTurnsTheWorkersMBeansIntoTheDocumentedMetrics() throws Exception {
         connect.kafka().createTopic("file-events", 2);
         connect.kafka().createTopic("file-events-dlq", 1); // one broker here: one replica
-        for (Path file : connectorFiles()) {
-            KafkaConnector resource = YAML.readValue(file.toFile(), KafkaConnector.class);
-            connect.configureConnector(resource.getMetadata().getName(), connectorConfig(resource));
+        for (JsonNode resource : connectors()) {
+            connect.configureConnector(resource.path("metadata").path("name").asText(), connectorConfig(resource));
         }
         connect.assertions().assertConnectorAndAtLeastNumTasksAreRunning("pgque-sink", 1, "sink not running");
         connect.assertions().assertConnectorAndAtLeastNumTasksAreRunning("pgque-source", 1, "source not running");
@@ -224,37 +341,46 @@ class DeploymentFilesIT {
         assertEquals(Set.of(), missing(wanted, made), "read by the dashboard or the alert rules, made by no query");
     }
 
-    /** Strimzi's model keeps fields it does not know instead of failing: a misspelt field would pass unseen. */
-    private static void assertNoUnknownFields(String where, Map<String, Object> unknown) {
-        assertTrue(unknown == null || unknown.isEmpty(), where + " has fields Strimzi does not know: " + unknown);
+    private static List<HasMetadata> rbac(Path file) throws IOException {
+        List<HasMetadata> resources = new ArrayList<>();
+        for (JsonNode document : YAML.readValues(YAML.getFactory().createParser(file.toFile()), JsonNode.class).readAll()) {
+            Class<? extends HasMetadata> type = switch (document.path("kind").asText()) {
+                case "Role" -> Role.class;
+                case "RoleBinding" -> RoleBinding.class;
+                default -> throw new AssertionError(file + ": unexpected " + document.path("kind"));
+            };
+            assertEquals("rbac.authorization.k8s.io/v1", document.path("apiVersion").asText(), file.toString());
+            resources.add(YAML.treeToValue(document, type));
+        }
+        return resources;
     }
 
-    private static List<Path> connectorFiles() throws IOException {
-        try (Stream<Path> files = Files.list(deploy("strimzi"))) {
-            return files.filter(p -> p.getFileName().toString().matches("pgque-(sink|source)\\.yaml")).sorted().toList();
-        }
+    private static <T> T only(List<HasMetadata> resources, Class<T> type) {
+        List<T> matching = resources.stream().filter(type::isInstance).map(type::cast).toList();
+        assertEquals(1, matching.size(), type.getSimpleName() + " in " + resources);
+        return matching.get(0);
     }
 
     /** The resource's connector config, its Kubernetes Secret references filled in for this test's database. */
-    private static Map<String, String> connectorConfig(KafkaConnector resource) {
+    private static Map<String, String> connectorConfig(JsonNode resource) {
         Map<String, String> values = Map.of(
                 "address", "127.0.0.1:" + db.port() + "/" + db.name(),
                 "jdbc-url", db.jdbcUrl(),
                 "sink-user", "postgres", "sink-password", "postgres",
                 "source-user", "postgres", "source-password", "postgres");
         Map<String, String> config = new LinkedHashMap<>();
-        config.put("name", resource.getMetadata().getName());
-        config.put("connector.class", resource.getSpec().getClassName());
-        config.put("tasks.max", Integer.toString(resource.getSpec().getTasksMax()));
-        resource.getSpec().getConfig().forEach((key, value) -> {
-            Matcher secret = SECRET.matcher(String.valueOf(value));
+        config.put("name", resource.path("metadata").path("name").asText());
+        config.put("connector.class", resource.path("spec").path("class").asText());
+        config.put("tasks.max", resource.path("spec").path("tasksMax").asText());
+        resource.path("spec").path("config").fields().forEachRemaining(entry -> {
+            Matcher secret = SECRET.matcher(entry.getValue().asText());
             StringBuilder filled = new StringBuilder();
             while (secret.find()) {
-                assertTrue(values.containsKey(secret.group(1)), "no test value for secret key " + secret.group(1));
-                secret.appendReplacement(filled, Matcher.quoteReplacement(values.get(secret.group(1))));
+                assertTrue(values.containsKey(secret.group(3)), "no test value for secret key " + secret.group(3));
+                secret.appendReplacement(filled, Matcher.quoteReplacement(values.get(secret.group(3))));
             }
             secret.appendTail(filled);
-            config.put(key, filled.toString());
+            config.put(entry.getKey(), filled.toString());
         });
         return config;
     }

@@ -93,6 +93,15 @@ record PluginArchive(String kind, String artifactId, String connectorClass, Path
         }
     }
 
+    /** The files under {@code folder}, at any depth, as paths relative to it, sorted. */
+    static List<String> filesUnder(Path folder) {
+        try (Stream<Path> files = Files.walk(folder)) {
+            return files.filter(Files::isRegularFile).map(p -> folder.relativize(p).toString()).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** File names in {@code folder}, sorted; empty when the folder does not exist. */
     static List<String> fileNames(Path folder) {
         if (!Files.isDirectory(folder)) {

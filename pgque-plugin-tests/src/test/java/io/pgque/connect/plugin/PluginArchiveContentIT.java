@@ -27,6 +27,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What each plugin archive holds, file by file: the layout, the manifest, a lib/ that is complete
- * and carries nothing the worker provides, the licence files, the sample configs. The worker test
+ * and carries nothing the worker provides, the licence files, every guide with links that stay
+ * inside the archive, the sample configs, the deployment files. The worker test
  * ({@link PluginPathIT}) shows the archives run; this one says what is wrong when one does not.
  */
 class PluginArchiveContentIT {
@@ -43,6 +45,8 @@ class PluginArchiveContentIT {
     /** groupId:artifactId:version, then the licence, then where to read it. */
     private static final Pattern THIRD_PARTY_LINE = Pattern.compile("^([\\w.-]+):([\\w.-]+):([\\w.-]+)\\s+(\\S+)\\s+(\\S+)$");
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The target of a Markdown link or image: {@code [text](target)}. */
+    private static final Pattern MARKDOWN_LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static Path unpacked;
 
     @BeforeAll
@@ -67,8 +71,8 @@ class PluginArchiveContentIT {
     void everythingSitsInOneFolderNamedForNameAndVersion(PluginArchive archive) {
         assertEquals(List.of(archive.topFolder()), archive.topLevelNames(), archive.zip() + " top level");
         List<String> layout = hasSampleConfigs(archive)
-                ? List.of("doc", "etc", "lib", "manifest.json")
-                : List.of("doc", "lib", "manifest.json");
+                ? List.of("deploy", "doc", "etc", "lib", "manifest.json")
+                : List.of("deploy", "doc", "lib", "manifest.json");
         assertEquals(layout, PluginArchive.fileNames(root(archive)), "the component layout of " + archive.zip());
     }
 
@@ -170,47 +174,86 @@ class PluginArchiveContentIT {
 
     @ParameterizedTest
     @MethodSource("archives")
-    void docHoldsTheLicencesAndTheGuidesAsTheRepoHasThem(PluginArchive archive) throws IOException {
+    void docHoldsTheLicencesAndEveryGuide(PluginArchive archive) throws IOException {
         Path doc = root(archive).resolve("doc");
         String licence = Files.readString(doc.resolve("LICENSE"));
         assertTrue(licence.contains("Apache License, Version 2.0"), licence);
         assertFalse(thirdPartyJars(doc.resolve("THIRD-PARTY.txt")).isEmpty());
 
-        List<String> guides = new ArrayList<>(PluginArchive.fileNames(doc));
-        guides.removeAll(List.of("LICENSE", "THIRD-PARTY.txt"));
-        assertTrue(guides.containsAll(List.of("README.md", "operations.md")), "the connector's guide and operations: " + guides);
-        for (String guide : guides) {
-            assertCopyOfARepoFile(doc.resolve(guide), guideSources(archive, guide));
-        }
-    }
-
-    /** Where doc/{@code name} may come from: the module, docs/, and for the README the connector's guide in docs/. */
-    private static List<Path> guideSources(PluginArchive archive, String name) {
-        Path repo = Build.repoDir();
-        List<Path> sources = new ArrayList<>(List.of(repo.resolve(archive.artifactId()).resolve(name), repo.resolve("docs").resolve(name)));
-        if (name.equals("README.md")) {
-            sources.add(repo.resolve("docs").resolve(archive.kind() + ".md"));
-        }
-        return sources;
-    }
-
-    private static void assertCopyOfARepoFile(Path copy, List<Path> sources) throws IOException {
-        String content = Files.readString(copy);
-        for (Path source : sources) {
-            if (Files.isRegularFile(source) && Files.readString(source).equals(content)) {
-                return;
+        Set<String> expected = new TreeSet<>(List.of("LICENSE", "THIRD-PARTY.txt", "README.md", "config-reference.md"));
+        expected.addAll(PluginArchive.fileNames(Build.repoDir().resolve("docs")));
+        assertEquals(expected, new TreeSet<>(PluginArchive.fileNames(doc)), "doc/: every guide of docs/, the connector's as README.md");
+        Path guide = archive.kind().equals("sink") ? Build.repoDir().resolve("docs/sink.md")
+                : Build.repoDir().resolve("pgque-source-connector/README.md");
+        assertEquals(linksInsideTheArchive(Files.readString(guide)), Files.readString(doc.resolve("README.md")),
+                "doc/README.md is " + guide + ", its links pointing into the archive");
+        for (String name : PluginArchive.fileNames(Build.repoDir().resolve("docs"))) {
+            if (name.endsWith(".md")) {
+                assertEquals(linksInsideTheArchive(Files.readString(Build.repoDir().resolve("docs").resolve(name))),
+                        Files.readString(doc.resolve(name)), "doc/" + name + " is the repository's, its links pointing into the archive");
             }
         }
-        throw new AssertionError(copy + " is a copy of none of " + sources);
+    }
+
+    /**
+     * What the build changes in a guide it puts into doc/: links to the repository's docs/ and
+     * module folders point beside the guide, links to its config/ point to the archive's etc/.
+     */
+    private static String linksInsideTheArchive(String guide) {
+        return guide.replaceAll("\\]\\(\\.\\./(docs|pgque-source-connector)/", "](")
+                .replaceAll("\\]\\(\\.\\./config([/)])", "](../etc$1");
+    }
+
+    /** A reader of the unzipped archive can follow every link of its guides: none leads outside it. */
+    @ParameterizedTest
+    @MethodSource("archives")
+    void everyRelativeLinkOfTheGuidesLeadsToAFileOfTheArchive(PluginArchive archive) throws IOException {
+        Path top = root(archive);
+        List<String> broken = new ArrayList<>();
+        int links = 0;
+        try (Stream<Path> files = Files.walk(top)) {
+            for (Path md : files.filter(p -> p.toString().endsWith(".md")).toList()) {
+                Matcher link = MARKDOWN_LINK.matcher(Files.readString(md));
+                while (link.find()) {
+                    String target = link.group(1).replaceAll("#.*$", "");
+                    if (target.isEmpty() || target.matches("^[a-z][a-z0-9+.-]*:.*")) {
+                        continue; // an anchor on the same page, or an absolute link
+                    }
+                    links++;
+                    Path resolved = md.getParent().resolve(target).normalize();
+                    if (!resolved.startsWith(top) || !Files.exists(resolved)) {
+                        broken.add(top.relativize(md) + " -> " + link.group(1));
+                    }
+                }
+            }
+        }
+        assertTrue(links > 20, "the guides link to each other: " + links + " relative links found");
+        assertEquals(List.of(), broken, "links of " + archive.zip() + " that lead to no file of the archive");
+    }
+
+    /** deploy/ is the repository's, the version filled in; the checksums are the release folder's to fill in. */
+    @ParameterizedTest
+    @MethodSource("archives")
+    void deployHoldsTheRepositorysDeploymentFiles(PluginArchive archive) throws IOException {
+        Path repo = Build.repoDir().resolve("deploy");
+        Path deploy = root(archive).resolve("deploy");
+        List<String> files = PluginArchive.filesUnder(repo);
+        assertEquals(files, PluginArchive.filesUnder(deploy), "deploy/ against the repository's");
+        for (String file : files) {
+            String expected = Files.readString(repo.resolve(file)).replace("@VERSION@", Build.projectVersion());
+            assertEquals(expected, Files.readString(deploy.resolve(file)), "deploy/" + file);
+        }
+        assertTrue(Files.readString(deploy.resolve("strimzi/kafka-connect.yaml"))
+                .contains(archive.artifactId() + "-" + Build.projectVersion() + "-plugin.zip"), "the archive's URL names its version");
     }
 
     @ParameterizedTest
     @MethodSource("archives")
-    void etcHoldsThisConnectorsSampleConfigsAsTheyAre(PluginArchive archive) throws IOException {
+    void etcHoldsTheSampleConfigsAsTheyAre(PluginArchive archive) throws IOException {
         List<Path> samples = sampleConfigs(archive);
         List<String> expected = samples.stream().map(p -> p.getFileName().toString()).sorted().toList();
         assertEquals(expected, PluginArchive.fileNames(root(archive).resolve("etc")),
-                "etc/ against config/pgque-" + archive.kind() + ".* in the repository");
+                "etc/ against config/pgque-* in the repository (both connectors' samples: the guides link to both)");
         for (Path sample : samples) {
             assertSameFile(sample, root(archive).resolve("etc").resolve(sample.getFileName()));
         }
@@ -224,7 +267,7 @@ class PluginArchiveContentIT {
         Path config = Build.repoDir().resolve("config");
         List<Path> samples = new ArrayList<>();
         if (Files.isDirectory(config)) {
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(config, "pgque-" + archive.kind() + ".*")) {
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(config, "pgque-*")) {
                 files.forEach(samples::add);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
