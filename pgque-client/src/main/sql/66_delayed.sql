@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS pgque.delayed_events (
 );
 -- A mover reads the due rows of one queue in due-time order and stops at the first row not due:
 -- its cost follows what is due, never what is held.
-SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.delayed_events_due_idx') IS NULL,
+CALL pg_temp.pgque_ddl_if(to_regclass('pgque.delayed_events_due_idx') IS NULL,
     'CREATE INDEX delayed_events_due_idx ON pgque.delayed_events (de_queue_name, de_deliver_at, de_id)');
 
 -- Internal: how many due events one move takes into a queue at most: a ticker's transaction
