@@ -148,7 +148,7 @@ public final class SinkCluster implements AutoCloseable {
     }
 
     /** The end offset of each of the topic's {@code partitions} partitions. */
-    public Map<TopicPartition, Long> endOffsets(String topic, int partitions) {
+    public Map<TopicPartition, Long> endOffsets(String topic, int partitions) throws Exception {
         Map<TopicPartition, Long> end = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
