@@ -72,6 +72,18 @@ BEGIN
 END
 $$;
 
+-- Hook, filled by 66_delayed.sql: moves into queue i_q the events held for it that are due now,
+-- before the ticker decides on a tick, so that they count as new events; returns how many. Asked
+-- on every tick decision, so its answer must cost an index probe when nothing is due. The core
+-- holds no events.
+CREATE OR REPLACE FUNCTION pgque.hook_due_events(i_q pgque.queue)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN 0;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -99,6 +111,7 @@ BEGIN
         RAISE EXCEPTION 'Ticker has been paused for this queue' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:55000',
             DETAIL = format('Queue %s has ticker_paused = true.', i_queue_name);
     END IF;
+    PERFORM pgque.hook_due_events(q);
 
     SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
     IF NOT FOUND THEN

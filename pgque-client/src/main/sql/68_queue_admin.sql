@@ -6,8 +6,8 @@
 -- Queue life cycle: create, drop, configure. Admin only.
 --
 -- Layer: operations (README.md), above every layer whose state a queue carries: dropping a queue
--- removes the consumers of every mode (52_coop.sql, the partition files) and its producers'
--- idempotency keys (65_idem.sql). Calls any earlier file.
+-- removes the consumers of every mode (52_coop.sql, the partition files), its producers'
+-- idempotency keys (65_idem.sql) and its delayed events (66_delayed.sql). Calls any earlier file.
 
 CREATE OR REPLACE FUNCTION pgque.create_queue(i_queue_name text)
 RETURNS integer
@@ -105,6 +105,7 @@ BEGIN
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id;
     DELETE FROM pgque.idem WHERE queue_id = q.queue_id;
+    DELETE FROM pgque.delayed_events WHERE de_queue_name = q.queue_name;
     -- The queue's dead letters go with it (an admin's decision), and so do the consumer rows
     -- that only they kept.
     WITH gone AS (DELETE FROM pgque.dead_letter WHERE dl_queue_id = q.queue_id RETURNING dl_consumer_id)

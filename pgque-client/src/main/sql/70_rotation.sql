@@ -8,7 +8,8 @@
 -- from which on only the new table is written. Step 2 called too early settles nothing, so no
 -- caller can lose events by the order of its calls. Ticker role.
 --
--- Layer: on top (README.md). Calls any earlier file (maint() reaps 65_idem.sql's keys).
+-- Layer: on top (README.md). Calls any earlier file (maint() reaps 65_idem.sql's keys and delivers
+-- 66_delayed.sql's due events).
 
 -- Internal: the consumer whose cursor keeps the queue's oldest table from being reused, or NULL.
 -- The slowest cursor decides: while it may still need events written before the last switch
@@ -123,8 +124,9 @@ END
 $$;
 
 -- Periodic maintenance (not retries: that is maint_retry_events): rotation step 1 for every
--- queue that is due, then the engine's extra maintenance (expired idempotency keys). Returns the
--- number of operations performed.
+-- queue that is due, then the engine's extra maintenance (expired idempotency keys), then the
+-- delayed events that are due (as PgQue's maint() does). Returns the number of operations
+-- performed plus the number of delayed events delivered.
 CREATE OR REPLACE FUNCTION pgque.maint()
 RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -150,6 +152,7 @@ BEGIN
             END IF;
         END LOOP;
     END LOOP;
+    v_ops := v_ops + pgque.maint_deliver_delayed();
     RETURN v_ops;
 END
 $$;

@@ -48,7 +48,7 @@ $$;
 
 -- Internal: the queues that still hold events some consumer has not acked (events in the queue's
 -- tables that its cursor's tick does not cover, ticked or not), events of a queue no consumer
--- subscribed to, retry events or dead letters, with what they hold.
+-- subscribed to, held delayed events, retry events or dead letters, with what they hold.
 CREATE OR REPLACE FUNCTION pgque.uninstall_unconsumed()
 RETURNS TABLE (queue_name text, unconsumed text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -80,6 +80,10 @@ BEGIN
                 v_parts := v_parts || format('%s event(s) not yet acked by consumer %s', v_count, s.co_name);
             END IF;
         END LOOP;
+        SELECT count(*) INTO v_count FROM pgque.delayed_events d WHERE d.de_queue_name = q.queue_name;
+        IF v_count > 0 THEN
+            v_parts := v_parts || format('%s delayed event(s) held', v_count);
+        END IF;
         SELECT count(*) INTO v_count FROM pgque.retry_queue r WHERE r.ev_queue = q.queue_id;
         IF v_count > 0 THEN
             v_parts := v_parts || format('%s retry event(s)', v_count);

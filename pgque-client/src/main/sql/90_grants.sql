@@ -137,6 +137,11 @@ BEGIN
     pgque.send_idem(text, text, text, text, interval, text),
     pgque.send_idem(text, text, jsonb, text, interval, text),
     pgque.send_idem_events(text, text[], text[], text[], interval, text[], text[], text[]),
+    pgque.send_at(text, text, jsonb, timestamptz),
+    pgque.send_at(text, text, text, timestamptz),
+    pgque.send_at(text, text, jsonb, timestamptz, text),
+    pgque.send_at(text, text, text, timestamptz, text),
+    pgque.send_events_at(text, timestamptz[], text[], text[], text[], text[], text[], text[]),
     pgque.slot_of(text, int),
     pgque.sink_offsets(text),
     pgque.sink_commit_offsets(text, text[], int4[], bigint[], bigint[]),
@@ -158,6 +163,7 @@ BEGIN
         pgque.maint_rotate_tables_step2(),
         pgque.maint_idem(),
         pgque.maint_idem(text),
+        pgque.maint_deliver_delayed(),
         pgque.version()
     TO %I$f$, v_ticker);
     EXECUTE format('GRANT EXECUTE ON PROCEDURE pgque.ticker_loop() TO %I', v_ticker);
@@ -185,6 +191,7 @@ BEGIN
     pgque.event_insert_rows(pgque.queue, bigint[], text[], text[], text[], text[], text[], text[]),
     pgque.event_check_arrays(text[], text[], text[], text[], text[], text[]),
     -- 40_ticker.sql
+    pgque.hook_due_events(pgque.queue),
     pgque.tick_insert(int4),
     pgque.tick_lock(int4, boolean),
     -- 45_subscription.sql, 50_batch.sql
@@ -247,8 +254,13 @@ BEGIN
     pgque.resize_blockers(int4, text),
     pgque.resize_lock(pgque.queue, text),
     pgque.resize_lock_draining(pgque.queue, text),
-    -- 65_idem.sql, 70_rotation.sql, 75_sink_offsets.sql, 82_scheduling.sql, 84_status.sql
+    -- 65_idem.sql, 66_delayed.sql, 70_rotation.sql, 75_sink_offsets.sql, 82_scheduling.sql, 84_status.sql
     pgque.idem_prepare(text, interval),
+    pgque.delayed_move_limit(),
+    pgque.delayed_queue(text),
+    pgque.delayed_check_times(timestamptz[]),
+    pgque.delayed_hold(pgque.queue, timestamptz[], text[], text[], text[], text[], text[], text[]),
+    pgque.delayed_move(pgque.queue, int),
     pgque.queue_rotation_blockers(int4),
     pgque.queue_rotation_holder(pgque.queue),
     pgque.queue_check_buckets(interval, interval),

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -31,6 +32,8 @@ public final class Producer {
             "select event_id, deduped from pgque.send_idem(?, ?, ?::text, ?, " + Intervals.PARAM + ", ?)";
     private static final String SEND_IDEM_EVENTS = "select ord, event_id, deduped from "
             + "pgque.send_idem_events(?, ?, ?, ?, " + Intervals.PARAM + ", ?, ?, ?) order by ord";
+    private static final String SEND_EVENTS_AT = "select ord, event_id, scheduled_id from "
+            + "pgque.send_events_at(?, ?::text[]::timestamptz[], ?, ?, ?, ?, ?, ?) order by ord";
 
     private final Connections db;
 
@@ -130,10 +133,50 @@ public final class Producer {
         });
     }
 
+    /**
+     * Sends one event that must not be delivered before {@code deliverAt}: due then (or null, or
+     * past), it is sent at once; else it is held and enters the queue, as a new event, at the first
+     * tick after it is due. It takes its place in its key's order then, after the key's events
+     * sent before that tick.
+     */
+    public SendAtResult sendAt(String queue, Event event, Instant deliverAt) {
+        return sendBatchAt(queue, List.of(new DelayedEvent(event, deliverAt))).get(0);
+    }
+
+    /**
+     * {@link #sendAt} for many events in one round trip and one transaction: those due now are
+     * sent in input order, the others held in input order.
+     *
+     * @return one result per input event, in input order
+     */
+    public List<SendAtResult> sendBatchAt(String queue, List<DelayedEvent> events) {
+        List<DelayedEvent> list = List.copyOf(events);
+        if (list.isEmpty()) {
+            return List.of();
+        }
+        return db.run("send " + list.size() + " event(s) with due times to queue '" + queue + "'", c -> {
+            Object[] params = {queue,
+                    texts(c, list, d -> d.deliverAt() == null ? null : d.deliverAt().toString()),
+                    texts(c, list, d -> d.event().type()), texts(c, list, d -> d.event().payload()),
+                    texts(c, list, d -> d.event().partitionKey()), texts(c, list, d -> d.event().extra2()),
+                    texts(c, list, d -> d.event().extra3()), texts(c, list, d -> d.event().extra4())};
+            List<SendAtResult> results = Sql.list(c, SEND_EVENTS_AT, rs -> new SendAtResult(
+                    optionalLong(rs, "event_id"), optionalLong(rs, "scheduled_id")), params);
+            if (results.size() != list.size()) {
+                throw new SQLException("send_events_at returned " + results.size() + " rows for "
+                        + list.size() + " events");
+            }
+            return List.copyOf(results);
+        });
+    }
+
+    private static OptionalLong optionalLong(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+
     private static SendIdemResult idemResult(ResultSet rs) throws SQLException {
-        long id = rs.getLong("event_id");
-        OptionalLong eventId = rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(id);
-        return new SendIdemResult(eventId, rs.getBoolean("deduped"));
+        return new SendIdemResult(optionalLong(rs, "event_id"), rs.getBoolean("deduped"));
     }
 
     private static <E> Array texts(Connection c, List<E> items, Function<E, String> field)

@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.nio.charset.StandardCharsets;
@@ -104,6 +105,40 @@ class ProduceConsumeIT {
         assertEquals("k3", c.partitionKey());
         assertTrue(batch.messages().stream().allMatch(m -> m.batchId() == batch.batchId()));
         pq.consumer().ack(batch);
+    }
+
+    /**
+     * sendAt and sendBatchAt: what is due goes out at once with its event id; the rest is held
+     * (a scheduled id, no event id) and arrives once due, with its key and extras; an unknown
+     * queue is the usual QueueNotFoundException.
+     */
+    @Test
+    void sendAtSendsWhatIsDueAndHoldsTheRestUntilItIs() {
+        String q = queueWithConsumer("q_send_at");
+        Instant due = Instant.now().plusMillis(500);
+        SendAtResult now = pq.producer().sendAt(q, Event.of("t", "now"), null);
+        List<SendAtResult> batch = pq.producer().sendBatchAt(q, List.of(
+                new DelayedEvent(Event.of("t", "later").withPartitionKey("k").withExtra4("x4"), due),
+                new DelayedEvent(Event.of("t", "past"), Instant.now().minusSeconds(3600))));
+        assertFalse(now.held());
+        assertTrue(now.eventId().isPresent() && now.scheduledId().isEmpty());
+        assertTrue(batch.get(0).held() && batch.get(0).eventId().isEmpty());
+        assertFalse(batch.get(1).held());
+
+        Batch first = awaitBatch(pq, q, "c");
+        assertEquals(List.of("now", "past"), first.messages().stream().map(Message::payload).toList());
+        pq.consumer().ack(first);
+        Batch later = awaitBatch(pq, q, "c");
+        assertEquals(1, later.messages().size());
+        Message m = later.messages().get(0);
+        assertEquals("later", m.payload());
+        assertEquals("k", m.partitionKey());
+        assertEquals("x4", m.extra4());
+        assertFalse(m.createdAt().isBefore(due), "not before it was due");
+        pq.consumer().ack(later);
+
+        assertThrows(QueueNotFoundException.class,
+                () -> pq.producer().sendAt("no_such_queue", Event.of("x"), Instant.now().plusSeconds(60)));
     }
 
     /** A payload arrives as the bytes the database sent: UTF-8 whatever it holds, decoded only on request. */

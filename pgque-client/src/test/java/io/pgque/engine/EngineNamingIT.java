@@ -23,7 +23,7 @@ class EngineNamingIT {
 
     /** The nouns an internal function's name may start with. */
     private static final String NOUNS = "hook|queue|event|tick|sub|consumer|batch|window|retry|dead_letter|dlq|coop"
-            + "|partition|slot|read_ahead|resize|idem|sink|scheduler|cron|timetable|uninstall|version|seq|txid|role";
+            + "|partition|slot|read_ahead|resize|idem|delayed|sink|scheduler|cron|timetable|uninstall|version|seq|txid|role";
     /** Functions only the owner may execute that are PgQue's API, named as there. */
     private static final String OWNERS_API = "'uninstall', 'insert_event_bulk'";
     private static final String INTERNAL = """

@@ -10,6 +10,7 @@ import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -54,6 +55,18 @@ public final class PluginMetricsJmx {
             Double value = value(name, attribute);
             if (value != null) {
                 values.put(Integer.parseInt(name.getKeyProperty("task")), value);
+            }
+        }
+        return values;
+    }
+
+    /** {@code attribute} of each of the connector's MBeans that has it, by MBean. */
+    public static Map<ObjectName, Double> values(String connector, String attribute) {
+        Map<ObjectName, Double> values = new HashMap<>();
+        for (ObjectName name : names(connector)) {
+            Double value = value(name, attribute);
+            if (value != null) {
+                values.put(name, value);
             }
         }
         return values;

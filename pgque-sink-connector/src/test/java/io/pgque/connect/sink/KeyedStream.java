@@ -27,14 +27,21 @@ final class KeyedStream {
     private final SinkCluster cluster;
     private final String topic;
     private final int keys;
+    private final Map<String, String> headers;
     private final Map<String, Integer> nextSeq = new HashMap<>();
     private final Set<String> sent = new LinkedHashSet<>();
     private int next;
 
     KeyedStream(SinkCluster cluster, String topic, int keys) {
+        this(cluster, topic, keys, Map.of());
+    }
+
+    /** Every record with {@code headers}. */
+    KeyedStream(SinkCluster cluster, String topic, int keys, Map<String, String> headers) {
         this.cluster = cluster;
         this.topic = topic;
         this.keys = keys;
+        this.headers = Map.copyOf(headers);
     }
 
     /** Sends {@code count} more records and waits until Kafka has them all. */
@@ -43,7 +50,7 @@ final class KeyedStream {
             String key = "key-" + (next++ % keys);
             int seq = nextSeq.merge(key, 1, Integer::sum) - 1;
             String payload = key + ":" + seq;
-            cluster.send(topic, key, payload);
+            cluster.send(topic, null, key, payload, headers);
             sent.add(payload);
         }
         cluster.flush();

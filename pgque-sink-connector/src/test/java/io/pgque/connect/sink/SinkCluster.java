@@ -11,11 +11,16 @@ import io.pgque.testsupport.EmbeddedConnect;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.storage.StringConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -111,13 +116,45 @@ public final class SinkCluster implements AutoCloseable {
     }
 
     public void send(String topic, Integer partition, byte[] key, byte[] value, Map<String, String> headers) {
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, key, value);
+        send(topic, partition, null, key, value, headers);
+    }
+
+    /** As above, with the record's timestamp ({@code null}: the producer's clock). */
+    public void send(String topic, Integer partition, Long timestamp, byte[] key, byte[] value, Map<String, String> headers) {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, timestamp, key, value);
         headers.forEach((name, text) -> record.headers().add(name, bytes(text)));
         producer().send(record);
     }
 
     public void flush() {
         producer().flush();
+    }
+
+    /** The Kafka offsets stored in PostgreSQL for {@code connector} (exactly-once), by partition. */
+    public Map<TopicPartition, Long> storedOffsets(String connector) {
+        Map<TopicPartition, Long> stored = new HashMap<>();
+        try (Connection c = superuser.getConnection();
+             PreparedStatement ps = c.prepareStatement("select topic, kafka_partition, next_offset from pgque.sink_offsets(?)")) {
+            ps.setString(1, connector);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    stored.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return stored;
+    }
+
+    /** The end offset of each of the topic's {@code partitions} partitions. */
+    public Map<TopicPartition, Long> endOffsets(String topic, int partitions) throws Exception {
+        Map<TopicPartition, Long> end = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            end.put(tp, connect.kafka().endOffset(tp));
+        }
+        return end;
     }
 
     /** The trace of a failed task, once it has failed. */

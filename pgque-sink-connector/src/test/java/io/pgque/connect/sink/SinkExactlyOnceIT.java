@@ -14,10 +14,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,8 +89,8 @@ class SinkExactlyOnceIT {
 
         // Once PostgreSQL's offsets reach the end of every partition, every record is handled and
         // the queue holds all that will ever be written: nothing can commit past the end.
-        Map<TopicPartition, Long> end = endOffsets(name, partitions);
-        SinkCluster.await(() -> end.equals(stored(name)), "stored offsets to reach the end offsets " + end);
+        Map<TopicPartition, Long> end = cluster.endOffsets(name, partitions);
+        SinkCluster.await(() -> end.equals(cluster.storedOffsets(name)), "stored offsets to reach the end offsets " + end);
         reader.awaitUntilAll(stream.sent(), TIMEOUT);
         stream.assertExactlyOnceInOrder(reader.drain(TIMEOUT));
         cluster.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, "still running");
@@ -112,8 +108,8 @@ class SinkExactlyOnceIT {
         cluster.start(config, 1);
         KeyedStream stream = new KeyedStream(cluster, name, 4);
         stream.send(40);
-        Map<TopicPartition, Long> end = endOffsets(name, 2);
-        SinkCluster.await(() -> end.equals(stored(name)), "stored offsets to reach the end offsets " + end);
+        Map<TopicPartition, Long> end = cluster.endOffsets(name, 2);
+        SinkCluster.await(() -> end.equals(cluster.storedOffsets(name)), "stored offsets to reach the end offsets " + end);
         // The events commit with their offsets: at the end offsets, all of them are in the queue.
         int written = reader.drain(TIMEOUT).size();
         assertEquals(stream.sent().size(), written);
@@ -127,9 +123,9 @@ class SinkExactlyOnceIT {
                 Map.of("kafka_topic", name, "kafka_partition", 0), Map.of("kafka_offset", 5L)))));
         Map<TopicPartition, Long> altered = new HashMap<>(end);
         altered.put(p0, 5L);
-        assertEquals(altered, stored(name));
+        assertEquals(altered, cluster.storedOffsets(name));
         cluster.connect.resumeConnector(name);
-        SinkCluster.await(() -> end.equals(stored(name)), "stored offsets back at the end offsets " + end);
+        SinkCluster.await(() -> end.equals(cluster.storedOffsets(name)), "stored offsets back at the end offsets " + end);
         int replayed = (int) (end.get(p0) - 5);
         assertEquals(written + replayed, reader.drain(TIMEOUT).size());
 
@@ -137,19 +133,10 @@ class SinkExactlyOnceIT {
         cluster.connect.stopConnector(name);
         cluster.connect.assertions().assertConnectorIsStopped(name, "stopped to reset offsets");
         cluster.connect.resetConnectorOffsets(name);
-        assertEquals(Map.of(), stored(name));
+        assertEquals(Map.of(), cluster.storedOffsets(name));
         cluster.connect.resumeConnector(name);
-        SinkCluster.await(() -> end.equals(stored(name)), "stored offsets at the end offsets after the reset");
+        SinkCluster.await(() -> end.equals(cluster.storedOffsets(name)), "stored offsets at the end offsets after the reset");
         assertEquals(written + replayed + written, reader.drain(TIMEOUT).size());
-    }
-
-    private static Map<TopicPartition, Long> endOffsets(String topic, int partitions) throws Exception {
-        Map<TopicPartition, Long> end = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            TopicPartition tp = new TopicPartition(topic, p);
-            end.put(tp, cluster.connect.kafka().endOffset(tp));
-        }
-        return end;
     }
 
     /** Only an empty group can be deleted, and the stopped tasks' consumers may still be leaving. */
@@ -169,21 +156,5 @@ class SinkExactlyOnceIT {
                 }
             }, "the consumer group of " + connector + " to be deleted");
         }
-    }
-
-    private static Map<TopicPartition, Long> stored(String connector) {
-        Map<TopicPartition, Long> stored = new HashMap<>();
-        try (Connection c = cluster.superuser().getConnection();
-             PreparedStatement ps = c.prepareStatement("select topic, kafka_partition, next_offset from pgque.sink_offsets(?)")) {
-            ps.setString(1, connector);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    stored.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
-                }
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return stored;
     }
 }

@@ -186,6 +186,17 @@ class SinkValidateIT {
     }
 
     @Test
+    void aDelayNeedsTheRightToHoldEventsAndRulesOutDedup() {
+        assertEquals(Map.of(), errors(config("connection.url", db.jdbcUrl(WRITER), "pgque.delay.header", "deliver-at")),
+                "the writer role may hold events");
+        assertOnly(errors(config("connection.url", db.jdbcUrl(SEND_ONLY), "pgque.delay.ms", "60000")),
+                "connection.user", "may not hold events until their due time", "pgque.send_events_at(",
+                "GRANT pgque_writer TO " + SEND_ONLY);
+        assertOnly(errors(config("pgque.delay.ms", "60000", "pgque.dedup.key", "${topic}-${offset}",
+                "pgque.dedup.ttl.ms", "1000")), "pgque.delay.ms", "cannot be combined with pgque.dedup.key");
+    }
+
+    @Test
     void aMissingEngineIsReportedOnTheInstallKey() {
         EmbeddedPg.TestDatabase empty = EmbeddedPg.newDatabase("sink_validate_empty");
         assertOnly(errors(config("connection.url", empty.jdbcUrl(), "pgque.queue.auto.create", "true")),

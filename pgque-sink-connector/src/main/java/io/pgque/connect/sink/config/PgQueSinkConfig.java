@@ -48,6 +48,8 @@ public final class PgQueSinkConfig extends AbstractConfig {
     public static final String RETRY_MAX = "pgque.retry.max";
     public static final String RETRY_BACKOFF_MS = "pgque.retry.backoff.ms";
     public static final String BATCH_MAX_RECORDS = "pgque.batch.max.records";
+    public static final String DELAY_HEADER = "pgque.delay.header";
+    public static final String DELAY_MS = "pgque.delay.ms";
 
     /** Placeholders a queue name may use; only the topic, so a topic always maps to one queue. */
     public static final Set<PlaceholderKind> QUEUE_PLACEHOLDERS = EnumSet.of(PlaceholderKind.TOPIC);
@@ -61,10 +63,13 @@ public final class PgQueSinkConfig extends AbstractConfig {
 
     /** A dedup window longer than this keeps too many keys in the database to be a sane setting. */
     public static final long DEDUP_TTL_MS_MAX = 30L * 24 * 60 * 60 * 1000;
+    /** A fixed delay of more than a year is a mistake in units, not a retry pipeline. */
+    public static final long DELAY_MS_MAX = 365L * 24 * 60 * 60 * 1000;
 
     private static final String ROUTING_GROUP = "Routing";
     private static final String EVENT_GROUP = "Event";
     private static final String DEDUP_GROUP = "Dedup";
+    private static final String DELAY_GROUP = "Delayed delivery";
     private static final String WRITE_GROUP = "Writing";
 
     private static final ConfigDef CONFIG_DEF = define();
@@ -191,6 +196,23 @@ public final class PgQueSinkConfig extends AbstractConfig {
                         + DEDUP_TTL_MS_MAX + " (30 days).",
                 DEDUP_GROUP, 2, Width.SHORT, "Dedup window (ms)");
 
+        def.define(DELAY_HEADER, Type.STRING, "", Importance.MEDIUM,
+                "The name of a header that says when the record's event may be delivered: epoch milliseconds "
+                        + "(1767225600000) or ISO-8601 text with a time zone (2026-01-01T00:00:00Z). The event is "
+                        + "held in PgQue until then and enters its queue, after the events of its key sent before, "
+                        + "at the first tick after that time; a time now or past sends it at once. A record without "
+                        + "the header (or with a null value) waits " + DELAY_MS + "; a header that names no time "
+                        + "makes it a bad record (dead letter queue or task failure, per errors.tolerance). Empty: "
+                        + "no header is read. Cannot be combined with " + DEDUP_KEY + ".",
+                DELAY_GROUP, 1, Width.MEDIUM, "Delay header");
+        def.define(DELAY_MS, Type.LONG, 0L, Range.between(0L, DELAY_MS_MAX), Importance.MEDIUM,
+                "Hold each record's event until this many milliseconds after the record's timestamp (after "
+                        + "its writing, for a record without one), as a retry topic of a retry-topic pipeline "
+                        + "needs; a record whose " + DELAY_HEADER + " names a time waits for that time instead. "
+                        + "0: no delay. At most " + DELAY_MS_MAX + " (365 days). Cannot be combined with "
+                        + DEDUP_KEY + ".",
+                DELAY_GROUP, 2, Width.SHORT, "Delay (ms)");
+
         int write = 0;
         def.define(BATCH_MAX_RECORDS, Type.INT, 500, Range.between(1, 100_000), Importance.LOW,
                 "Most events sent to the database in one statement. A larger put is split into several "
@@ -269,6 +291,20 @@ public final class PgQueSinkConfig extends AbstractConfig {
     /** The dedup window, or null when dedup is off. */
     public Long dedupTtlMs() {
         return dedupKey.isEmpty() ? null : getLong(DEDUP_TTL_MS);
+    }
+
+    /** The delay header's name; empty when none is read. */
+    public String delayHeader() {
+        return getString(DELAY_HEADER);
+    }
+
+    public long delayMs() {
+        return getLong(DELAY_MS);
+    }
+
+    /** Whether records may be held until a due time. */
+    public boolean delays() {
+        return !delayHeader().isEmpty() || delayMs() > 0;
     }
 
     public int batchMaxRecords() {

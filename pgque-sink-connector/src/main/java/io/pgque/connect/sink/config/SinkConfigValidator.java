@@ -54,6 +54,7 @@ public final class SinkConfigValidator {
         SinkConfigValidator validator = new SinkConfigValidator(new HashMap<>(parsed), invalidKeys, originals);
         validator.dedupNeedsWindow();
         validator.dedupKeyMustVary();
+        validator.delayWithoutDedup();
         validator.requiredKeyNeedsSource();
         validator.envelopeNeedsTextAndJson();
         validator.everyTopicHasQueue();
@@ -104,6 +105,23 @@ public final class SinkConfigValidator {
                         + "would share one dedup key; use some of "
                         + PlaceholderKind.describe(PgQueSinkConfig.RECORD_PLACEHOLDERS) + ", or leave it empty to turn dedup off");
             }
+        }
+    }
+
+    // A held event gets its event id only when it is due, and a dedup claim names the event it
+    // dedups against: the two do not go together.
+    private void delayWithoutDedup() {
+        if (!valid(PgQueSinkConfig.DEDUP_KEY, PgQueSinkConfig.DELAY_HEADER, PgQueSinkConfig.DELAY_MS)
+                || text(PgQueSinkConfig.DEDUP_KEY).isEmpty()) {
+            return;
+        }
+        Object delay = parsed.get(PgQueSinkConfig.DELAY_MS);
+        String delayKey = !text(PgQueSinkConfig.DELAY_HEADER).isEmpty() ? PgQueSinkConfig.DELAY_HEADER
+                : delay instanceof Long ms && ms > 0 ? PgQueSinkConfig.DELAY_MS : null;
+        if (delayKey != null) {
+            error(delayKey, delayKey + " cannot be combined with " + PgQueSinkConfig.DEDUP_KEY + " (a held event has "
+                    + "no event id for its dedup key until it is due): clear " + PgQueSinkConfig.DEDUP_KEY + ", or set "
+                    + PgQueSinkConfig.DELAY_HEADER + " empty and " + PgQueSinkConfig.DELAY_MS + "=0");
         }
     }
 

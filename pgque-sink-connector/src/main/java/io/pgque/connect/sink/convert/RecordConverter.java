@@ -14,6 +14,9 @@ import io.pgque.connect.sink.config.ValueEnvelope;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import java.time.Clock;
+import java.time.Instant;
+
 /**
  * Turns one {@link SinkRecord} into an {@link EventDraft}, or says precisely why it cannot.
  * Pure logic: no I/O, and no state between records but the envelope's cache of schemas. One
@@ -32,8 +35,14 @@ public final class RecordConverter {
     private final Template extra3;
     private final Template extra4;
     private final Template dedupKey;
+    private final DueTime dueTime;
 
     public RecordConverter(PgQueSinkConfig config) {
+        this(config, Clock.systemUTC());
+    }
+
+    /** @param clock the time of writing, for the delay of a record without a timestamp */
+    public RecordConverter(PgQueSinkConfig config, Clock clock) {
         this.routing = config.queueRouting();
         this.tombstones = config.tombstones();
         this.payload = new PayloadEncoder(config.payloadFormat());
@@ -44,6 +53,7 @@ public final class RecordConverter {
         this.extra3 = config.extra3();
         this.extra4 = config.extra4();
         this.dedupKey = config.dedupKey();
+        this.dueTime = new DueTime(config.delayHeader(), config.delayMs(), clock);
     }
 
     /**
@@ -89,7 +99,8 @@ public final class RecordConverter {
         String third = render("extra3", extra3, values);
         String fourth = render("extra4", extra4, values);
         String dedup = dedupKey(values);
-        return new ConversionOutcome.Converted(new EventDraft(queue, type, data, key, dedup, third, fourth));
+        Instant due = dueTime.configured() ? dueTime.of(record) : null;
+        return new ConversionOutcome.Converted(new EventDraft(queue, type, data, key, dedup, third, fourth, due));
     }
 
     private String partitionKey(RecordPlaceholders values) {

@@ -23,7 +23,11 @@ public interface SinkEvents {
     default void dedupHits(int events) {
     }
 
-    /** The open transaction committed, having sent {@code events} that the database accepted (dedup hits included). */
+    /** {@code events} of the open transaction were held until their due time rather than appended at once. */
+    default void eventsHeld(int events) {
+    }
+
+    /** The open transaction committed, having sent {@code events} that the database accepted (dedup hits and held events included). */
     default void transactionCommitted(int events) {
     }
 

@@ -29,16 +29,18 @@ public final class SinkMetrics implements SinkEvents {
     private final Sensor retries;
     private final Sensor redeliveries;
     private final Sensor fenced;
-    // dedup hits of the open transaction: they count once it commits
+    private final Sensor held;
+    // dedup hits and held events of the open transaction: they count once it commits
     private int pendingDedupHits;
+    private int pendingHeld;
 
     /** @param plugin the task's plugin metrics (SinkTaskContext::pluginMetrics); not null */
     public SinkMetrics(PluginMetrics plugin) {
         sensors = new TaskSensors(plugin);
         written = sensors.sensor("pgque-sink-events-written", s -> s.add(new Meter(
                 sensors.name("events-written-rate", "Events per second appended to PgQue queues (committed)"),
-                sensors.name("events-written-total", "Events appended to PgQue queues (committed; dedup hits and "
-                        + "refused records not included)"))));
+                sensors.name("events-written-total", "Events appended to PgQue queues (committed; held delayed events "
+                        + "included, dedup hits and refused records not)"))));
         puts = sensors.sensor("pgque-sink-puts", s -> {
             // counted per put (WindowedCount), not summed: the sensor records each put's time
             s.add(new Meter(new WindowedCount(),
@@ -59,6 +61,9 @@ public final class SinkMetrics implements SinkEvents {
                 "Puts handed back to the worker for a later redelivery once retries ran out");
         fenced = sensors.counter("pgque-sink-offsets-fenced", "offset-fencing-refusals-total",
                 "Exactly-once: offset moves refused because another writer moved the stored offsets first");
+        held = sensors.counter("pgque-sink-events-held", "events-held-total",
+                "Events written held until their due time (pgque.delay.header, pgque.delay.ms); "
+                        + "counted in events-written-total too");
     }
 
     @Override
@@ -72,17 +77,27 @@ public final class SinkMetrics implements SinkEvents {
     }
 
     @Override
+    public void eventsHeld(int events) {
+        pendingHeld += events;
+    }
+
+    @Override
     public void transactionCommitted(int events) {
         written.record(events - pendingDedupHits);
         if (pendingDedupHits > 0) {
             deduped.record(pendingDedupHits);
         }
+        if (pendingHeld > 0) {
+            held.record(pendingHeld);
+        }
         pendingDedupHits = 0;
+        pendingHeld = 0;
     }
 
     @Override
     public void transactionRolledBack() {
         pendingDedupHits = 0;
+        pendingHeld = 0;
     }
 
     @Override

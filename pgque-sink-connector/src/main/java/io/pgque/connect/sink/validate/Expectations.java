@@ -19,11 +19,11 @@ import java.util.Map;
 /**
  * What the configuration expects of the database: the queues it will write to (each with the
  * key that names it), whether it may install the engine or create queues, whether it sends
- * with dedup, whether it stores Kafka offsets (exactly once). Read from the validation result,
- * skipping keys that are already in error.
+ * with dedup, whether it holds events until a due time, whether it stores Kafka offsets (exactly
+ * once). Read from the validation result, skipping keys that are already in error.
  */
 record Expectations(Map<String, String> queueKeys, SchemaInstall schemaInstall, boolean autoCreate, boolean dedup,
-                    boolean exactlyOnce) {
+                    boolean delays, boolean exactlyOnce) {
 
     private static final String TOPICS = "topics";
     private static final String TOPICS_REGEX = "topics.regex";
@@ -48,9 +48,11 @@ record Expectations(Map<String, String> queueKeys, SchemaInstall schemaInstall, 
         boolean autoCreate = valid(byName, PgQueSinkConfig.QUEUE_AUTO_CREATE)
                 && Boolean.TRUE.equals(value(byName.get(PgQueSinkConfig.QUEUE_AUTO_CREATE)));
         boolean dedup = valid(byName, PgQueSinkConfig.DEDUP_KEY) && !text(byName.get(PgQueSinkConfig.DEDUP_KEY)).isEmpty();
+        boolean delays = (valid(byName, PgQueSinkConfig.DELAY_HEADER) && !text(byName.get(PgQueSinkConfig.DELAY_HEADER)).isEmpty())
+                || (valid(byName, PgQueSinkConfig.DELAY_MS) && value(byName.get(PgQueSinkConfig.DELAY_MS)) instanceof Long ms && ms > 0);
         boolean exactlyOnce = valid(byName, EngineConfigDef.DELIVERY_GUARANTEE)
                 && "exactly_once".equalsIgnoreCase(text(byName.get(EngineConfigDef.DELIVERY_GUARANTEE)));
-        return new Expectations(queues, install, autoCreate, dedup, exactlyOnce);
+        return new Expectations(queues, install, autoCreate, dedup, delays, exactlyOnce);
     }
 
     // A fixed name is checked as is; a ${topic} template for each listed topic the map does not

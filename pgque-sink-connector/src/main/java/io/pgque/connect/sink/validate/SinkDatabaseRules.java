@@ -18,6 +18,7 @@ final class SinkDatabaseRules {
 
     static final String SEND_EVENTS = "pgque.send_events(text,text[],text[],text[],text[],text[],text[])";
     static final String SEND_IDEM_EVENTS = "pgque.send_idem_events(text,text[],text[],text[],interval,text[],text[],text[])";
+    static final String SEND_EVENTS_AT = "pgque.send_events_at(text,timestamptz[],text[],text[],text[],text[],text[],text[])";
     static final String SINK_OFFSETS = "pgque.sink_offsets(text)";
     static final String SINK_COMMIT_OFFSETS = "pgque.sink_commit_offsets(text,text[],int4[],bigint[],bigint[])";
     static final String CREATE_QUEUE = "pgque.create_queue(text)";
@@ -43,6 +44,10 @@ final class SinkDatabaseRules {
         mayExecute(user, SEND_EVENTS, "send events");
         if (expected.dedup()) {
             mayExecute(user, SEND_IDEM_EVENTS, "send events with dedup (" + PgQueSinkConfig.DEDUP_KEY + ")");
+        }
+        if (expected.delays()) {
+            mayExecute(user, SEND_EVENTS_AT, "hold events until their due time (" + PgQueSinkConfig.DELAY_HEADER + ", "
+                    + PgQueSinkConfig.DELAY_MS + ")");
         }
         if (expected.exactlyOnce()) {
             mayExecute(user, SINK_OFFSETS, "read the stored Kafka offsets (" + EngineConfigDef.DELIVERY_GUARANTEE + "=exactly_once)");

@@ -4,9 +4,11 @@
  */
 package io.pgque.connect.sink.write;
 
+import io.pgque.client.DelayedEvent;
 import io.pgque.client.Event;
 import io.pgque.client.IdempotentEvent;
 import io.pgque.client.PgQue;
+import io.pgque.client.SendAtResult;
 import io.pgque.client.SendIdemResult;
 import io.pgque.connect.sink.convert.EventDraft;
 import io.pgque.connect.sink.metrics.SinkEvents;
@@ -18,8 +20,9 @@ import java.util.List;
 
 /**
  * Sends one chunk to its queue in one statement, on the caller's connection and inside the
- * caller's transaction: {@code pgque.send_events}, or {@code pgque.send_idem_events} when dedup
- * is on. Never one statement per record.
+ * caller's transaction: {@code pgque.send_events}, {@code pgque.send_events_at} when an event of
+ * the chunk has a due time, or {@code pgque.send_idem_events} when dedup is on. Never one
+ * statement per record.
  */
 public final class EventSender {
 
@@ -46,7 +49,14 @@ public final class EventSender {
      */
     public void send(Connection connection, QueueBatches.Chunk chunk) {
         PgQue tx = PgQue.using(connection);
-        if (dedupTtl == null) {
+        if (dedupTtl == null && chunk.events().stream().anyMatch(p -> p.draft().deliverAt() != null)) {
+            List<DelayedEvent> events = new ArrayList<>(chunk.events().size());
+            for (PendingEvent pending : chunk.events()) {
+                events.add(new DelayedEvent(event(pending.draft()), pending.draft().deliverAt()));
+            }
+            List<SendAtResult> results = tx.producer().sendBatchAt(chunk.queue(), events);
+            metrics.eventsHeld((int) results.stream().filter(SendAtResult::held).count());
+        } else if (dedupTtl == null) {
             List<Event> events = new ArrayList<>(chunk.events().size());
             for (PendingEvent pending : chunk.events()) {
                 events.add(event(pending.draft()));

@@ -88,6 +88,26 @@ class SinkConfigValidatorTest {
     }
 
     @Test
+    void aDelayIsAcceptedAloneWithExactlyOnceButNotWithDedup() {
+        assertEquals(Map.of(), errors("pgque.delay.header", "deliver-at"));
+        assertEquals(Map.of(), errors("pgque.delay.ms", "60000", "pgque.delivery.guarantee", "exactly_once"));
+        assertOnlyError(errors("pgque.delay.header", "deliver-at", "pgque.dedup.key", "${topic}-${offset}",
+                "pgque.dedup.ttl.ms", "1000"), "pgque.delay.header", "cannot be combined with pgque.dedup.key");
+        assertOnlyError(errors("pgque.delay.ms", "500", "pgque.dedup.key", "${topic}-${offset}",
+                "pgque.dedup.ttl.ms", "1000"), "pgque.delay.ms", "cannot be combined with pgque.dedup.key");
+        assertEquals(Map.of(), errors("pgque.delay.ms", "0", "pgque.dedup.key", "${topic}-${offset}",
+                "pgque.dedup.ttl.ms", "1000"), "no delay, no conflict");
+    }
+
+    @Test
+    void delaySettingsOutOfRangeNameTheKeyAndWhatIsAllowed() {
+        assertOnlyError(errors("pgque.delay.ms", "-1"), "pgque.delay.ms", "at least 0");
+        assertOnlyError(errors("pgque.delay.ms", Long.toString(PgQueSinkConfig.DELAY_MS_MAX + 1)), "pgque.delay.ms",
+                "no more than " + PgQueSinkConfig.DELAY_MS_MAX);
+        assertOnlyError(errors("pgque.delay.ms", "soon"), "pgque.delay.ms", "LONG");
+    }
+
+    @Test
     void dedupKeyNeedsAWindow() {
         assertOnlyError(errors("pgque.dedup.key", "${key}"), "pgque.dedup.ttl.ms",
                 "pgque.dedup.ttl.ms is required when pgque.dedup.key is set");

@@ -52,6 +52,17 @@ class SinkMetricsTest {
         assertEquals(3.0, value("put-time-max-ms"), 1e-9);
     }
 
+    /** Held events count once their transaction commits, and are among the events written. */
+    @Test
+    void heldEventsCountWithTheirTransaction() {
+        metrics.eventsHeld(3);
+        metrics.transactionRolledBack();
+        metrics.eventsHeld(2);
+        metrics.transactionCommitted(4);
+        assertEquals(2, value("events-held-total"));
+        assertEquals(4, value("events-written-total"));
+    }
+
     @Test
     void closeRemovesEveryMetric() {
         metrics.close();
