@@ -26,6 +26,11 @@ final class BenchServer implements AutoCloseable {
     }
 
     static BenchServer start(String jdbcUrl) throws IOException, SQLException {
+        return start(jdbcUrl, false);
+    }
+
+    /** With {@code logical}, the embedded server writes the WAL a logical decoder (Debezium) reads. */
+    static BenchServer start(String jdbcUrl, boolean logical) throws IOException, SQLException {
         EmbeddedPostgres embedded = null;
         if (jdbcUrl == null) {
             // Durable commits, as in production: the embedded server's defaults turn them off,
@@ -38,6 +43,7 @@ final class BenchServer implements AutoCloseable {
                     .setServerConfig("full_page_writes", "on")
                     .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                     .setServerConfig("pg_stat_statements.track", "all")
+                    .setServerConfig("wal_level", logical ? "logical" : "replica")
                     .start();
             jdbcUrl = embedded.getJdbcUrl("postgres", "postgres");
         }
@@ -61,12 +67,12 @@ final class BenchServer implements AutoCloseable {
     private void describe(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); var rs = s.executeQuery(
                 "select current_setting('server_version'), pgque.version(), current_setting('shared_buffers'),"
-                        + " current_setting('synchronous_commit'), current_setting('fsync')")) {
+                        + " current_setting('synchronous_commit'), current_setting('fsync'), current_setting('wal_level')")) {
             rs.next();
             System.out.printf("server: PostgreSQL %s (%s), engine %s, shared_buffers %s, synchronous_commit %s, "
-                            + "fsync %s; JVM %s; %d cores%n",
+                            + "fsync %s, wal_level %s; JVM %s; %d cores%n",
                     rs.getString(1), embedded != null ? "embedded" : "external", rs.getString(2), rs.getString(3),
-                    rs.getString(4), rs.getString(5), System.getProperty("java.version"),
+                    rs.getString(4), rs.getString(5), rs.getString(6), System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
         }
     }

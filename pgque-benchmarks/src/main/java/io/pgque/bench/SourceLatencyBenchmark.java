@@ -41,11 +41,13 @@ final class SourceLatencyBenchmark {
     /** How long the idle row watches a connector with nothing to read. */
     private static final Duration IDLE = Duration.ofSeconds(Long.getLong("source.latency.idle.seconds", 10));
     /**
-     * The rows to run, in order: {@code -Dsource.latency.rows=bridge100,shipped,bridge50,tick50,idle};
-     * {@code tick<ms>} is the shipped file with the ticker and poll intervals at {@code <ms>}.
+     * The rows to run, in order: {@code -Dsource.latency.rows=debezium50,shipped,tick50,tick25,idle};
+     * {@code tick<ms>} is the shipped file with the ticker and poll intervals at {@code <ms>},
+     * {@code debezium<ms>} Debezium's outbox connector polling every {@code <ms>} ({@link DebeziumOutbox}),
+     * {@code bridge100} and {@code bridge50} a hand-written loop over the plain consumer.
      */
     private static final List<String> ROWS = List.of(
-            System.getProperty("source.latency.rows", "bridge100,shipped,bridge50,tick50").split(","));
+            System.getProperty("source.latency.rows", "debezium50,shipped,tick50,tick25").split(","));
     /** How often the rows run, one round after the other: {@code -Dsource.latency.rounds}. */
     private static final int ROUNDS = Integer.getInteger("source.latency.rounds", 1);
     /**
@@ -66,7 +68,7 @@ final class SourceLatencyBenchmark {
 
     private final BenchServer server;
     private final Map<String, String> cpuUse = new LinkedHashMap<>();
-    /** µs an event of each run: JVM, connector, PostgreSQL; by the row's name with its round. */
+    /** µs an event of each run: JVM, connector, PostgreSQL's sessions, all of PostgreSQL; by the row's name with its round. */
     private final Map<String, double[]> cpuPerEvent = new LinkedHashMap<>();
     private final Map<String, String> threads = new LinkedHashMap<>();
     private final Map<String, String> profiles = new LinkedHashMap<>();
@@ -78,9 +80,9 @@ final class SourceLatencyBenchmark {
 
     void run() throws Exception {
         for (String row : ROWS) {
-            if (!row.matches("bridge100|shipped|bridge50|idle|tick\\d+")) {
+            if (!row.matches("bridge100|shipped|bridge50|idle|tick\\d+|debezium\\d+")) {
                 throw new IllegalArgumentException("source.latency.rows: unknown row " + row
-                        + " (bridge100, shipped, bridge50, tick<ms>, idle)");
+                        + " (bridge100, shipped, bridge50, tick<ms>, debezium<ms>, idle)");
             }
         }
         Map<String, String> shipped = shippedConfig();
@@ -94,9 +96,10 @@ final class SourceLatencyBenchmark {
                 s.execute("create extension if not exists pg_stat_statements");
             }
             System.out.println();
-            System.out.printf("### Latency: %d ev/s for %d s, send to a Kafka consumer; queue defaults "
-                    + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d; "
-                    + "%d round(s) of %s%n%n", RATE, RUN.toSeconds(), slots, slots, ROUNDS, String.join(", ", ROWS));
+            System.out.printf("### Latency: %d ev/s as %d events a transaction of ~%d B each, for %d s, send to a "
+                    + "Kafka consumer; queue defaults (ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, "
+                    + "tasks.max = %d; %d round(s) of %s%n%n", RATE, SteadyLoad.PER_SEND, SteadyLoad.PAYLOAD_BYTES,
+                    RUN.toSeconds(), slots, slots, ROUNDS, String.join(", ", ROWS));
             Latencies.printHeader();
             Map<String, Latencies> rows = new LinkedHashMap<>();
             Map<String, List<Latencies>> byRow = new LinkedHashMap<>();
@@ -128,6 +131,13 @@ final class SourceLatencyBenchmark {
                         case "idle" -> cpuUse.put("connector, shipped, idle queue for " + IDLE.toSeconds() + " s"
                                 + tag, idleCost(c, kafka, jdbcUrl, queue, new HashMap<>(shipped), slots, postmaster));
                         default -> {
+                            if (row.startsWith("debezium")) {
+                                String ms = row.substring("debezium".length());
+                                String what = "Debezium outbox (pgoutput, EventRouter), poll " + ms + " ms";
+                                printRow(rows, byRow, what, tag, debeziumLatency(c, kafka, jdbcUrl, queue,
+                                        Duration.ofMillis(Long.parseLong(ms)), what + tag), null);
+                                continue;
+                            }
                             String ms = row.substring("tick".length());
                             Map<String, String> fast = new HashMap<>(shipped);
                             fast.put("pgque.ticker.interval.ms", ms);
@@ -150,7 +160,8 @@ final class SourceLatencyBenchmark {
             rows.forEach((what, latencies) -> System.out.println("- " + what + ": " + latencies.afterAppend()));
             System.out.println();
             System.out.println("CPU over each run (JVM: broker, worker, producer and consumer; connector: the threads of "
-                    + "its tasks; PostgreSQL: the server's processes):");
+                    + "its tasks; PostgreSQL sessions: its client backends and WAL senders, the sends included; "
+                    + "PostgreSQL all: every process of the server):");
             cpuUse.forEach((what, used) -> System.out.println("- " + what + ": " + used));
             profiles.values().forEach(System.out::print);
         }
@@ -161,19 +172,27 @@ final class SourceLatencyBenchmark {
      * sent: the JVM's, the threads of connector {@code queue} (when one reads it), the server's.
      */
     private Latencies load(SourceKafkaSide kafka, String queue, String what, LatencyTrace trace) throws Exception {
+        try (Connection own = server.connect()) {
+            return load(kafka, queue, what, trace, SteadyLoad.intoQueue(own, queue));
+        }
+    }
+
+    private Latencies load(SourceKafkaSide kafka, String queue, String what, LatencyTrace trace,
+                           SteadyLoad.Sends sends) throws Exception {
         CpuUse before = CpuUse.now(postmaster);
         ThreadCpu threadsBefore = ThreadCpu.now();
         long started = System.nanoTime();
-        Latencies latencies = SteadyLoad.measure(server, kafka, queue, RATE, RUN, trace);
+        Latencies latencies = SteadyLoad.measure(kafka, queue, RATE, RUN, trace, sends);
         ThreadCpu threadsAfter = ThreadCpu.now();
         CpuUse used = CpuUse.now(postmaster).since(before);
         long events = latencies.sent();
         double[] perEvent = {used.jvmMicrosPer(events),
                 threadsAfter.nanosSince(threadsBefore, name -> name.contains(queue)) / 1_000.0 / events,
-                used.pgMicrosPer(events)};
+                used.sessionMicrosPer(events), used.pgMicrosPer(events)};
         cpuPerEvent.put(what, perEvent);
-        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
-                events, perEvent[0], perEvent[1], perEvent[2]));
+        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, "
+                        + "PostgreSQL sessions %.1f, PostgreSQL all %.1f", events, perEvent[0], perEvent[1], perEvent[2],
+                perEvent[3]));
         if (PROFILE) {
             threads.put(what, threadsAfter.busiestSince(threadsBefore, (System.nanoTime() - started) / 1e9, 12));
         }
@@ -191,13 +210,13 @@ final class SourceLatencyBenchmark {
         if (runs.isEmpty()) {
             return "";
         }
-        double[] median = new double[3];
+        double[] median = new double[4];
         for (int i = 0; i < median.length; i++) {
             final int at = i;
             median[i] = Latencies.median(runs.stream().mapToDouble(run -> run[at]).toArray());
         }
-        return String.format(Locale.ROOT, "; µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
-                median[0], median[1], median[2]);
+        return String.format(Locale.ROOT, "; µs an event: JVM %.1f, connector %.1f, PostgreSQL sessions %.1f, "
+                + "PostgreSQL all %.1f", median[0], median[1], median[2], median[3]);
     }
 
     private static void printRow(Map<String, Latencies> rows, Map<String, List<Latencies>> byRow, String what,
@@ -270,6 +289,22 @@ final class SourceLatencyBenchmark {
         }
     }
 
+    /** The peer: Debezium's outbox connector on table {@code queue}, polling every {@code poll}. */
+    private Latencies debeziumLatency(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Duration poll,
+                                      String what) throws Exception {
+        try (DebeziumOutbox outbox = DebeziumOutbox.start(c, kafka, jdbcUrl, queue, poll);
+             Connection own = server.connect()) {
+            if (PROFILE) {
+                resetStatements(c);
+            }
+            Latencies latencies = load(kafka, queue, what, null, outbox.sends(own));
+            if (PROFILE) {
+                profiles.put(what, "\n" + what + ":\n" + PgStatements.report(c, 8));
+            }
+            return latencies;
+        }
+    }
+
     private Latencies connectorLatency(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue,
                                        Map<String, String> config, int slots, String what)
             throws Exception {
@@ -327,10 +362,10 @@ final class SourceLatencyBenchmark {
             CpuUse used = CpuUse.now(postmaster).since(before);
             double seconds = IDLE.toMillis() / 1000.0;
             return String.format(Locale.ROOT, "%d ticks, %.0f statements a second, CPU ms a second: JVM %.1f, "
-                            + "connector %.1f, PostgreSQL %.1f", ticks(c, queue) - ticksBefore,
+                            + "connector %.1f, PostgreSQL sessions %.1f, PostgreSQL all %.1f", ticks(c, queue) - ticksBefore,
                     (statementCalls(c) - callsBefore) / seconds, used.jvmNanos() / 1e6 / seconds,
                     ThreadCpu.now().nanosSince(threadsBefore, name -> name.contains(queue)) / 1e6 / seconds,
-                    used.pgNanos() / 1e6 / seconds);
+                    used.sessionNanos() / 1e6 / seconds, used.pgNanos() / 1e6 / seconds);
         } finally {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
         }
