@@ -149,6 +149,62 @@ class ReaderStatesTest {
     }
 
     @Test
+    void aDeliveredBatchOfASlotThatKeepsUpIsAckedWithTheReceiveOfTheNextTick() throws Exception {
+        FakeReader reader = new FakeReader(0);
+        Harness h = Harness.of(reader);
+        h.stream.hearing(true);
+        pollUntil(h, RESTING);
+        reader.batch(2);
+        h.stream.tickArrived();
+        h.pollExpecting(2);
+        h.acknowledgeAll();
+        assertEquals(DELIVERED, h.state());
+        h.pollExpecting(0);
+        assertEquals(List.of(), reader.acked, "no tick since the batch was opened: no next batch to open with the ack");
+        assertEquals(DELIVERED, h.state());
+        reader.batch(2);
+        h.stream.tickArrived();
+        h.pollExpecting(2);
+        assertEquals(List.of(1L), reader.acked, "acked with the tick's receive");
+        assertEquals(0, reader.plainAcks, "one transaction for the ack and the receive");
+        assertEquals(AWAITING_KAFKA, h.state());
+    }
+
+    @Test
+    void aDeliveredBatchWaitingForATickIsAckedByItsDeadlineWhenNoneComes() throws Exception {
+        FakeReader reader = new FakeReader(0);
+        Harness h = Harness.of(reader);
+        h.stream.hearing(true);
+        pollUntil(h, RESTING);
+        reader.batch(2);
+        h.stream.tickArrived();
+        h.pollExpecting(2);
+        h.acknowledgeAll();
+        long start = System.nanoTime();
+        pollUntil(h, RESTING);
+        assertEquals(List.of(1L), reader.acked);
+        assertTrue(System.nanoTime() - start >= 2 * Harness.POLL_INTERVAL.toNanos() - TimeUnit.MILLISECONDS.toNanos(2),
+                "acked at twice the poll interval, not at once");
+    }
+
+    @Test
+    void aDeliveredBatchIsAckedAtOnceWhenATickCameWhileItWasOnItsWay() throws Exception {
+        FakeReader reader = new FakeReader(0);
+        Harness h = Harness.of(reader);
+        h.stream.hearing(true);
+        pollUntil(h, RESTING);
+        reader.batch(2);
+        h.stream.tickArrived();
+        h.pollExpecting(2);
+        h.stream.tickArrived();
+        reader.batch(1);
+        h.acknowledgeAll();
+        h.pollExpecting(1);
+        assertEquals(List.of(1L), reader.acked);
+        assertEquals(0, reader.plainAcks);
+    }
+
+    @Test
     void aBatchReadAheadIsSentAheadThenOpenedWhenTheOneBeforeIsAcked() throws Exception {
         Harness h = at(SENT_AHEAD, false);
         assertEquals(1, h.sentAhead.get());
