@@ -55,6 +55,22 @@ final class BenchServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Whether pg_stat_statements records the statements run inside functions too ({@code all}) or
+     * only those clients send ({@code top}), on the embedded server (a server of one's own keeps its
+     * setting). Recording costs the server CPU per statement, which a function that runs many
+     * pays many times a call: a cost measurement tracks {@code top}, as production does by default.
+     */
+    void trackNestedStatements(boolean nested) throws SQLException {
+        if (embedded == null) {
+            return;
+        }
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("alter system set pg_stat_statements.track = '" + (nested ? "all" : "top") + "'");
+            s.execute("select pg_reload_conf()");
+        }
+    }
+
     /** The server's JDBC URL, as given or of the embedded server (superuser, no password). */
     String jdbcUrl() {
         return jdbcUrl;

@@ -51,6 +51,11 @@ final class SourceLatencyBenchmark {
     /** How often the rows run, one round after the other: {@code -Dsource.latency.rounds}. */
     private static final int ROUNDS = Integer.getInteger("source.latency.rounds", 1);
     /**
+     * Rounds run first and left out of every figure: {@code -Dsource.latency.warmup.rounds} (0). The
+     * JIT compiles through a JVM's first rounds, which more than doubled the worker's CPU an event.
+     */
+    private static final int WARMUP_ROUNDS = Integer.getInteger("source.latency.warmup.rounds", 0);
+    /**
      * {@code -Dsource.latency.profile=true}: where each connector row's events waited, stage by stage
      * ({@link LatencyTrace}), and the server's statements over the run.
      */
@@ -95,6 +100,7 @@ final class SourceLatencyBenchmark {
                 // Loaded by BenchServer (it counts with or without this); the profile and the idle row read it.
                 s.execute("create extension if not exists pg_stat_statements");
             }
+            server.trackNestedStatements(PROFILE);
             System.out.println();
             System.out.printf("### Latency: %d ev/s as %d events a transaction of ~%d B each, for %d s, send to a "
                     + "Kafka consumer; queue defaults (ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, "
@@ -105,9 +111,16 @@ final class SourceLatencyBenchmark {
             Map<String, List<Latencies>> byRow = new LinkedHashMap<>();
             Latencies bridge100 = null;
             Latencies bridge50 = null;
-            for (int round = 1; round <= ROUNDS; round++) {
-                String suffix = ROUNDS == 1 ? "" : "_r" + round;
-                String tag = ROUNDS == 1 ? "" : " (round " + round + ")";
+            for (int round = 1 - WARMUP_ROUNDS; round <= ROUNDS; round++) {
+                if (round == 1 && WARMUP_ROUNDS > 0) {
+                    rows.clear();
+                    byRow.clear();
+                    cpuUse.clear();
+                    cpuPerEvent.clear();
+                    profiles.clear();
+                }
+                String suffix = round <= 0 ? "_w" + (1 - round) : ROUNDS == 1 ? "" : "_r" + round;
+                String tag = round <= 0 ? " (warm-up)" : ROUNDS == 1 ? "" : " (round " + round + ")";
                 for (String row : ROWS) {
                     String queue = "lat_" + row + suffix;
                     kafka.createTopics(List.of(queue));
@@ -286,7 +299,16 @@ final class SourceLatencyBenchmark {
             ticker.shutdownNow();
             ticker.awaitTermination(10, TimeUnit.SECONDS);
             tickConnection.close();
+            dropQueue(c, queue);
         }
+    }
+
+    /**
+     * Drops a row's queue once it is measured: every tick round visits every queue of the
+     * database, so queues left behind would make each later row pay for the earlier ones.
+     */
+    private static void dropQueue(Connection c, String queue) {
+        PgQue.using(c).queues().drop(queue, true);
     }
 
     /** The peer: Debezium's outbox connector on table {@code queue}, polling every {@code poll}. */
@@ -323,6 +345,7 @@ final class SourceLatencyBenchmark {
             }
         } finally {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
+            dropQueue(c, queue);
         }
     }
 
@@ -368,6 +391,7 @@ final class SourceLatencyBenchmark {
                     used.sessionNanos() / 1e6 / seconds, used.pgNanos() / 1e6 / seconds);
         } finally {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
+            dropQueue(c, queue);
         }
     }
 
