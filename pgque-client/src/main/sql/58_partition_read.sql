@@ -135,3 +135,40 @@ BEGIN
     RETURN 1;
 END
 $$;
+
+-- (addition) ack_partitioned with i_batch_id and receive_partitioned with i_window_events in one
+-- call, under one lease check: a reader that keeps up acks each batch with the receive of the
+-- next, so a slot's batch costs one statement and one commit rather than two of each. The open
+-- batch is acked only if it is i_batch_id (NULL: nothing is acked); another open batch -- an
+-- earlier call committed unheard -- is re-issued, never acked, as receive_partitioned re-issues it.
+CREATE OR REPLACE FUNCTION pgque.ack_receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_max int, i_window_events bigint)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+    v_batch bigint;
+BEGIN
+    IF i_max IS NULL OR i_max < 1 THEN
+        RAISE EXCEPTION 'pgque.ack_receive_partitioned: max must be >= 1, got %', i_max USING ERRCODE = '22023';
+    END IF;
+    IF i_window_events < 1 THEN
+        RAISE EXCEPTION 'pgque.ack_receive_partitioned: window_events must be >= 1 or NULL, got %', i_window_events
+            USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+    IF s.sub_batch IS NOT NULL AND s.sub_batch = i_batch_id THEN
+        PERFORM pgque.batch_close(s.sub_batch);
+    END IF;
+    SELECT b.batch_id INTO v_batch
+      FROM pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
+                            i_window_events) b;
+    IF v_batch IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
+    IF NOT FOUND THEN
+        PERFORM pgque.batch_close(v_batch);
+    END IF;
+END
+$$;

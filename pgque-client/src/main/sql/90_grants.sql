@@ -91,6 +91,7 @@ BEGIN
     pgque.open_read_ahead_partitioned(text, text, int, int, text, bigint, bigint, bigint),
     pgque.ack_partitioned(text, text, int, int, text),
     pgque.ack_partitioned(text, text, int, int, text, bigint),
+    pgque.ack_receive_partitioned(text, text, int, int, text, bigint, int, bigint),
     pgque.nack_partitioned(text, text, int, int, text, pgque.message, interval, text),
     pgque.dead_letter_partitioned(text, text, int, int, text, bigint, text),
     pgque.begin_resize(text, text, int),
