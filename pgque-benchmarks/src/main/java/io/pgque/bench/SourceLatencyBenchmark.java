@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class SourceLatencyBenchmark {
 
-    private static final int RATE = 1_000;
+    /** Events a second: {@code -Dsource.latency.rate} (1,000). */
+    private static final int RATE = Integer.getInteger("source.latency.rate", 1_000);
     private static final Duration RUN = Duration.ofSeconds(Long.getLong("source.latency.seconds", 20));
     /** How long the idle row watches a connector with nothing to read. */
     private static final Duration IDLE = Duration.ofSeconds(Long.getLong("source.latency.idle.seconds", 10));
