@@ -61,6 +61,12 @@ final class SourceLatencyBenchmark {
      * ({@link LatencyTrace}), and the server's statements over the run.
      */
     private static final boolean PROFILE = Boolean.getBoolean("source.latency.profile");
+    /**
+     * {@code -Dsource.latency.statements=true}: each connector row's top statements (pg_stat_statements,
+     * the clients' own statements only), without the profile's tracing; to tell which calls a run's
+     * database CPU went to.
+     */
+    private static final boolean STATEMENTS = Boolean.getBoolean("source.latency.statements");
     private static final Path SHIPPED_CONFIG = Path.of("../config/pgque-source.json");
     /** Keys of the shipped file that name the user's database, queue and topic: the benchmark's own go there. */
     private static final Set<String> SITE_KEYS = Set.of("name", "connection.url", "connection.user",
@@ -334,7 +340,13 @@ final class SourceLatencyBenchmark {
         startConnector(c, kafka, jdbcUrl, queue, config, slots);
         try {
             if (!PROFILE) {
-                return load(kafka, queue, what, null);
+                if (!STATEMENTS) {
+                    return load(kafka, queue, what, null);
+                }
+                resetStatements(c);
+                Latencies latencies = load(kafka, queue, what, null);
+                profiles.put(what, "\n" + what + ":" + PgStatements.report(c, 6));
+                return latencies;
             }
             try (Connection listening = server.connect();
                  LatencyTrace trace = new LatencyTrace((int) (RUN.toMillis() * RATE / 1000), listening, queue)) {

@@ -84,11 +84,11 @@ final class Lane {
      */
     long dueNanos(boolean sendsAheadNow, long giveUpAheadNanos) {
         ReaderState state = state();
+        if (state == ReaderState.DELIVERED && ackWaitsForTick) {
+            return ackDeadlineNanos; // or the tick, which wakes the stream
+        }
         if (state.dueNow() || sendsAheadNow) {
             return Long.MIN_VALUE;
-        }
-        if (state == ReaderState.DELIVERED && ackWaitsForTick) {
-            return ackDeadlineNanos;
         }
         return switch (state) {
             case UNLEASED, RESTING -> nextAttemptNanos;

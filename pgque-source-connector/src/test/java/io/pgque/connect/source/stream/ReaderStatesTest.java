@@ -162,6 +162,8 @@ class ReaderStatesTest {
         h.pollExpecting(0);
         assertEquals(List.of(), reader.acked, "no tick since the batch was opened: no next batch to open with the ack");
         assertEquals(DELIVERED, h.state());
+        assertTrue(h.stream.nextDueNanos() != Long.MIN_VALUE,
+                "the stream sleeps until the tick or the ack's deadline, not a pass every millisecond");
         reader.batch(2);
         h.stream.tickArrived();
         h.pollExpecting(2);
