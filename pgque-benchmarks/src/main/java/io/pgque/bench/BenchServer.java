@@ -57,17 +57,19 @@ final class BenchServer implements AutoCloseable {
 
     /**
      * Whether pg_stat_statements records the statements run inside functions too ({@code all}) or
-     * only those clients send ({@code top}), on the embedded server (a server of one's own keeps its
-     * setting). Recording costs the server CPU per statement, which a function that runs many
+     * only those clients send ({@code top}), for the sessions opened from now on, on the embedded
+     * server (a server of one's own keeps its setting). Recording costs the server CPU per statement, which a function that runs many
      * pays many times a call: a cost measurement tracks {@code top}, as production does by default.
      */
     void trackNestedStatements(boolean nested) throws SQLException {
         if (embedded == null) {
             return;
         }
+        // On the database, not the system: the server was started with the setting on its command
+        // line, which outranks postgresql.auto.conf. Sessions opened from now on take it.
         try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("alter system set pg_stat_statements.track = '" + (nested ? "all" : "top") + "'");
-            s.execute("select pg_reload_conf()");
+            s.execute("do $$ begin execute format('alter database %I set pg_stat_statements.track = %L', "
+                    + "current_database(), '" + (nested ? "all" : "top") + "'); end $$");
         }
     }
 
