@@ -232,6 +232,7 @@ BEGIN
     pgque.partition_forget_next(pgque.queue, text),
     pgque.slot_check_lease(text, text, int, int, text, boolean),
     pgque.slot_guard(text, text, int, int, text),
+    pgque.slot_batch_open(text, text, int, int, text, bigint, int, bigint, text),
     pgque.slot_worker_label(text),
     pgque.slot_lease_holder(pgque.partition_slot, text),
     pgque.read_ahead_ticks(pgque.subscription, text, bigint, bigint),
