@@ -9,30 +9,49 @@
 -- Layer: mode, partition (README.md). Calls the core, 55_partition.sql and
 -- 57_partition_lease.sql.
 
+-- Internal: what receive_partitioned and ack_receive_partitioned (i_caller, for messages) do before
+-- they read: check their arguments and the lease (renewing it, taking the receive lock), ack the
+-- slot's open batch if it is i_ack_batch_id (NULL: nothing is acked), and open the slot's next
+-- batch (with i_window_events, over as many ticks as that window holds) or re-issue the open one.
+-- The batch's id; NULL when there is none.
+CREATE OR REPLACE FUNCTION pgque.slot_batch_open(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
+    i_ack_batch_id bigint, i_max int, i_window_events bigint, i_caller text)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    s pgque.subscription;
+BEGIN
+    IF i_max IS NULL OR i_max < 1 THEN
+        RAISE EXCEPTION '%: max must be >= 1, got %', i_caller, i_max USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
+    END IF;
+    IF i_window_events < 1 THEN
+        RAISE EXCEPTION '%: window_events must be >= 1 or NULL, got %', i_caller, i_window_events
+            USING ERRCODE = '22023';
+    END IF;
+    s := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+    IF s.sub_batch IS NOT NULL AND s.sub_batch = i_ack_batch_id THEN
+        PERFORM pgque.batch_close(s.sub_batch);
+    END IF;
+    RETURN (SELECT b.batch_id
+              FROM pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
+                                    i_window_events) b);
+END
+$$;
+
 -- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
 -- several ticks back gets one batch over as many of them as hold at most i_window_events events
 -- of the queue (the slot's share is about 1/N of those), at least one tick; NULL is one tick per
 -- batch, as receive_partitioned. Fewer, larger batches while catching up; one tick each when not.
--- The body is here, not behind a shared internal function: every set-returning layer copies the
--- page once more, and this is the connector's read path.
+-- The scan is run here, not behind a shared internal function: every set-returning layer copies
+-- the page once more, and this is the connector's read path.
 CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
     i_worker text, i_max int, i_window_events bigint)
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_batch bigint;
+    v_batch bigint := pgque.slot_batch_open(i_queue, i_consumer, i_slot, i_n, i_worker, NULL, i_max,
+                                            i_window_events, 'pgque.receive_partitioned');
 BEGIN
-    IF i_max IS NULL OR i_max < 1 THEN
-        RAISE EXCEPTION 'pgque.receive_partitioned: max must be >= 1, got %', i_max USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
-    END IF;
-    IF i_window_events < 1 THEN
-        RAISE EXCEPTION 'pgque.receive_partitioned: window_events must be >= 1 or NULL, got %', i_window_events
-            USING ERRCODE = '22023';
-    END IF;
-    PERFORM pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
-    SELECT b.batch_id INTO v_batch
-      FROM pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
-                            i_window_events) b;
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
@@ -133,5 +152,27 @@ BEGIN
     END IF;
     PERFORM pgque.dead_letter_event(s, s.sub_batch, i_msg_id, i_reason, i_slot, i_n);
     RETURN 1;
+END
+$$;
+
+-- (addition) ack_partitioned with i_batch_id and receive_partitioned with i_window_events in one
+-- call, under one lease check: a reader that keeps up acks each batch with the receive of the
+-- next, so a slot's batch costs one statement and one commit rather than two of each. The open
+-- batch is acked only if it is i_batch_id (NULL: nothing is acked); another open batch -- an
+-- earlier call committed unheard -- is re-issued, never acked, as receive_partitioned re-issues it.
+CREATE OR REPLACE FUNCTION pgque.ack_receive_partitioned(i_queue text, i_consumer text, i_slot int, i_n int,
+    i_worker text, i_batch_id bigint, i_max int, i_window_events bigint)
+RETURNS SETOF pgque.message
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_batch bigint := pgque.slot_batch_open(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_max,
+                                            i_window_events, 'pgque.ack_receive_partitioned');
+BEGIN
+    IF v_batch IS NOT NULL THEN
+        RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
+        IF NOT FOUND THEN
+            PERFORM pgque.batch_close(v_batch);
+        END IF;
+    END IF;
 END
 $$;

@@ -29,7 +29,8 @@ public final class BenchMain {
         }
         String jdbcUrl = Arrays.stream(args).filter(a -> a.startsWith("--jdbc-url="))
                 .map(a -> a.substring("--jdbc-url=".length())).findFirst().orElse(null);
-        try (BenchServer server = BenchServer.start(jdbcUrl)) {
+        // The latency benchmark runs Debezium's WAL reader beside the source: logical WAL for all its rows.
+        try (BenchServer server = BenchServer.start(jdbcUrl, args[0].equals("source-latency"))) {
             switch (args[0]) {
                 case "engine" -> new EngineBenchmark(server).run();
                 case "slots" -> new SlotBenchmark(server).run();

@@ -12,6 +12,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -20,10 +23,20 @@ import java.util.stream.Stream;
  * nanoseconds: on a machine whose cores every part shares, a drain's rate is in effect its CPU
  * cost per event, and this says on which side of the JDBC socket that cost is. The server's share
  * comes from Linux's {@code /proc}; elsewhere it is -1.
+ *
+ * <p>The server's share is also split: its <em>sessions</em> (client backends and WAL senders,
+ * the work its clients asked for) apart from its background processes (checkpointer, WAL writer,
+ * autovacuum and the like), whose timing over a short run is noisy. A session counts by its own
+ * CPU, so one that ends within a run loses its share of it (the benchmarks keep theirs open).
  */
-record CpuUse(long jvmNanos, long pgNanos) {
+record CpuUse(long jvmNanos, long pgNanos, Map<Long, Long> sessionTicks) {
 
     private static final long NANOS_PER_TICK = 10_000_000L; // USER_HZ is 100 on Linux
+    /** Process titles of the server's own processes (after "postgres: "): everything else is a session. */
+    private static final Set<String> BACKGROUND = Set.of("checkpointer", "background writer", "walwriter",
+            "autovacuum launcher", "autovacuum worker", "logical replication launcher", "archiver",
+            "stats collector", "walsummarizer", "io worker", "startup", "walreceiver", "logical replication worker",
+            "logical replication apply worker", "logical replication tablesync worker", "slotsync worker");
 
     /** The PostgreSQL server's postmaster, found through the backend serving {@code c}; -1 without /proc. */
     static long postmasterOf(Connection c) throws SQLException {
@@ -45,11 +58,23 @@ record CpuUse(long jvmNanos, long pgNanos) {
     static CpuUse now(long postmaster) {
         long jvm = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
-        return new CpuUse(jvm, postmaster < 0 ? -1 : serverTicks(postmaster) * NANOS_PER_TICK);
+        Map<Long, Long> sessions = new HashMap<>();
+        return new CpuUse(jvm, postmaster < 0 ? -1 : serverTicks(postmaster, sessions) * NANOS_PER_TICK, sessions);
     }
 
     CpuUse since(CpuUse before) {
-        return new CpuUse(jvmNanos - before.jvmNanos, pgNanos < 0 ? -1 : pgNanos - before.pgNanos);
+        Map<Long, Long> sessions = new HashMap<>();
+        sessionTicks.forEach((pid, ticks) -> sessions.put(pid, ticks - before.sessionTicks.getOrDefault(pid, 0L)));
+        return new CpuUse(jvmNanos - before.jvmNanos, pgNanos < 0 ? -1 : pgNanos - before.pgNanos, sessions);
+    }
+
+    /** CPU of the server's sessions (client backends, WAL senders), ns: meaningful on a {@link #since} difference. */
+    long sessionNanos() {
+        return pgNanos < 0 ? -1 : sessionTicks.values().stream().mapToLong(Long::longValue).sum() * NANOS_PER_TICK;
+    }
+
+    double sessionMicrosPer(long events) {
+        return pgNanos < 0 ? Double.NaN : sessionNanos() / 1_000.0 / events;
     }
 
     /** Microseconds of CPU per event on each side. */
@@ -61,8 +86,11 @@ record CpuUse(long jvmNanos, long pgNanos) {
         return pgNanos < 0 ? Double.NaN : pgNanos / 1_000.0 / events;
     }
 
-    /** utime + stime of the postmaster and its live children, and cutime + cstime of the postmaster (its reaped children). */
-    private static long serverTicks(long postmaster) {
+    /**
+     * utime + stime of the postmaster and its live children, and cutime + cstime of the postmaster
+     * (its reaped children); each session's own into {@code sessions} by pid.
+     */
+    private static long serverTicks(long postmaster, Map<Long, Long> sessions) {
         long total = 0;
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path p : (Iterable<Path>) procs::iterator) {
@@ -79,12 +107,30 @@ record CpuUse(long jvmNanos, long pgNanos) {
                     total += stat[1] + stat[2] + stat[3] + stat[4];
                 } else if (stat[0] == postmaster) {
                     total += stat[1] + stat[2];
+                    if (isSession(p)) {
+                        sessions.put(pid, stat[1] + stat[2]);
+                    }
                 }
             }
         } catch (IOException e) {
             return -1;
         }
         return total;
+    }
+
+    /** A client backend or WAL sender, by its process title ("postgres: walsender ...", "postgres: user db host ..."). */
+    private static boolean isSession(Path proc) {
+        try {
+            String title = new String(Files.readAllBytes(proc.resolve("cmdline")), java.nio.charset.StandardCharsets.UTF_8)
+                    .replace('\0', ' ').trim();
+            if (!title.startsWith("postgres: ")) {
+                return false;
+            }
+            String rest = title.substring("postgres: ".length());
+            return BACKGROUND.stream().noneMatch(rest::startsWith);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** ppid, utime, stime, cutime, cstime from /proc/pid/stat (fields 4, 14-17); null if unreadable. */

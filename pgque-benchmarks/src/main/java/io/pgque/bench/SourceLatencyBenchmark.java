@@ -36,23 +36,37 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class SourceLatencyBenchmark {
 
-    private static final int RATE = 1_000;
+    /** Events a second: {@code -Dsource.latency.rate} (1,000). */
+    private static final int RATE = Integer.getInteger("source.latency.rate", 1_000);
     private static final Duration RUN = Duration.ofSeconds(Long.getLong("source.latency.seconds", 20));
     /** How long the idle row watches a connector with nothing to read. */
     private static final Duration IDLE = Duration.ofSeconds(Long.getLong("source.latency.idle.seconds", 10));
     /**
-     * The rows to run, in order: {@code -Dsource.latency.rows=bridge100,shipped,bridge50,tick50,idle};
-     * {@code tick<ms>} is the shipped file with the ticker and poll intervals at {@code <ms>}.
+     * The rows to run, in order: {@code -Dsource.latency.rows=debezium50,shipped,tick50,tick25,idle};
+     * {@code tick<ms>} is the shipped file with the ticker and poll intervals at {@code <ms>},
+     * {@code debezium<ms>} Debezium's outbox connector polling every {@code <ms>} ({@link DebeziumOutbox}),
+     * {@code bridge100} and {@code bridge50} a hand-written loop over the plain consumer.
      */
     private static final List<String> ROWS = List.of(
-            System.getProperty("source.latency.rows", "bridge100,shipped,bridge50,tick50").split(","));
+            System.getProperty("source.latency.rows", "debezium50,shipped,tick50,tick25").split(","));
     /** How often the rows run, one round after the other: {@code -Dsource.latency.rounds}. */
     private static final int ROUNDS = Integer.getInteger("source.latency.rounds", 1);
+    /**
+     * Rounds run first and left out of every figure: {@code -Dsource.latency.warmup.rounds} (0). The
+     * JIT compiles through a JVM's first rounds, which more than doubled the worker's CPU an event.
+     */
+    private static final int WARMUP_ROUNDS = Integer.getInteger("source.latency.warmup.rounds", 0);
     /**
      * {@code -Dsource.latency.profile=true}: where each connector row's events waited, stage by stage
      * ({@link LatencyTrace}), and the server's statements over the run.
      */
     private static final boolean PROFILE = Boolean.getBoolean("source.latency.profile");
+    /**
+     * {@code -Dsource.latency.statements=true}: each connector row's top statements (pg_stat_statements,
+     * the clients' own statements only), without the profile's tracing; to tell which calls a run's
+     * database CPU went to.
+     */
+    private static final boolean STATEMENTS = Boolean.getBoolean("source.latency.statements");
     private static final Path SHIPPED_CONFIG = Path.of("../config/pgque-source.json");
     /** Keys of the shipped file that name the user's database, queue and topic: the benchmark's own go there. */
     private static final Set<String> SITE_KEYS = Set.of("name", "connection.url", "connection.user",
@@ -66,7 +80,7 @@ final class SourceLatencyBenchmark {
 
     private final BenchServer server;
     private final Map<String, String> cpuUse = new LinkedHashMap<>();
-    /** µs an event of each run: JVM, connector, PostgreSQL; by the row's name with its round. */
+    /** µs an event of each run: JVM, connector, PostgreSQL's sessions, all of PostgreSQL; by the row's name with its round. */
     private final Map<String, double[]> cpuPerEvent = new LinkedHashMap<>();
     private final Map<String, String> threads = new LinkedHashMap<>();
     private final Map<String, String> profiles = new LinkedHashMap<>();
@@ -78,9 +92,9 @@ final class SourceLatencyBenchmark {
 
     void run() throws Exception {
         for (String row : ROWS) {
-            if (!row.matches("bridge100|shipped|bridge50|idle|tick\\d+")) {
+            if (!row.matches("bridge100|shipped|bridge50|idle|tick\\d+|debezium\\d+")) {
                 throw new IllegalArgumentException("source.latency.rows: unknown row " + row
-                        + " (bridge100, shipped, bridge50, tick<ms>, idle)");
+                        + " (bridge100, shipped, bridge50, tick<ms>, debezium<ms>, idle)");
             }
         }
         Map<String, String> shipped = shippedConfig();
@@ -93,18 +107,27 @@ final class SourceLatencyBenchmark {
                 // Loaded by BenchServer (it counts with or without this); the profile and the idle row read it.
                 s.execute("create extension if not exists pg_stat_statements");
             }
+            server.trackNestedStatements(PROFILE);
             System.out.println();
-            System.out.printf("### Latency: %d ev/s for %d s, send to a Kafka consumer; queue defaults "
-                    + "(ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, tasks.max = %d; "
-                    + "%d round(s) of %s%n%n", RATE, RUN.toSeconds(), slots, slots, ROUNDS, String.join(", ", ROWS));
+            System.out.printf("### Latency: %d ev/s as %d events a transaction of ~%d B each, for %d s, send to a "
+                    + "Kafka consumer; queue defaults (ticker_max_count 500, ticker_max_lag 3 s); connector with N = %d, "
+                    + "tasks.max = %d; %d round(s) of %s%n%n", RATE, SteadyLoad.PER_SEND, SteadyLoad.PAYLOAD_BYTES,
+                    RUN.toSeconds(), slots, slots, ROUNDS, String.join(", ", ROWS));
             Latencies.printHeader();
             Map<String, Latencies> rows = new LinkedHashMap<>();
             Map<String, List<Latencies>> byRow = new LinkedHashMap<>();
             Latencies bridge100 = null;
             Latencies bridge50 = null;
-            for (int round = 1; round <= ROUNDS; round++) {
-                String suffix = ROUNDS == 1 ? "" : "_r" + round;
-                String tag = ROUNDS == 1 ? "" : " (round " + round + ")";
+            for (int round = 1 - WARMUP_ROUNDS; round <= ROUNDS; round++) {
+                if (round == 1 && WARMUP_ROUNDS > 0) {
+                    rows.clear();
+                    byRow.clear();
+                    cpuUse.clear();
+                    cpuPerEvent.clear();
+                    profiles.clear();
+                }
+                String suffix = round <= 0 ? "_w" + (1 - round) : ROUNDS == 1 ? "" : "_r" + round;
+                String tag = round <= 0 ? " (warm-up)" : ROUNDS == 1 ? "" : " (round " + round + ")";
                 for (String row : ROWS) {
                     String queue = "lat_" + row + suffix;
                     kafka.createTopics(List.of(queue));
@@ -128,6 +151,13 @@ final class SourceLatencyBenchmark {
                         case "idle" -> cpuUse.put("connector, shipped, idle queue for " + IDLE.toSeconds() + " s"
                                 + tag, idleCost(c, kafka, jdbcUrl, queue, new HashMap<>(shipped), slots, postmaster));
                         default -> {
+                            if (row.startsWith("debezium")) {
+                                String ms = row.substring("debezium".length());
+                                String what = "Debezium outbox (pgoutput, EventRouter), poll " + ms + " ms";
+                                printRow(rows, byRow, what, tag, debeziumLatency(c, kafka, jdbcUrl, queue,
+                                        Duration.ofMillis(Long.parseLong(ms)), what + tag), null);
+                                continue;
+                            }
                             String ms = row.substring("tick".length());
                             Map<String, String> fast = new HashMap<>(shipped);
                             fast.put("pgque.ticker.interval.ms", ms);
@@ -150,7 +180,8 @@ final class SourceLatencyBenchmark {
             rows.forEach((what, latencies) -> System.out.println("- " + what + ": " + latencies.afterAppend()));
             System.out.println();
             System.out.println("CPU over each run (JVM: broker, worker, producer and consumer; connector: the threads of "
-                    + "its tasks; PostgreSQL: the server's processes):");
+                    + "its tasks; PostgreSQL sessions: its client backends and WAL senders, the sends included; "
+                    + "PostgreSQL all: every process of the server):");
             cpuUse.forEach((what, used) -> System.out.println("- " + what + ": " + used));
             profiles.values().forEach(System.out::print);
         }
@@ -161,19 +192,27 @@ final class SourceLatencyBenchmark {
      * sent: the JVM's, the threads of connector {@code queue} (when one reads it), the server's.
      */
     private Latencies load(SourceKafkaSide kafka, String queue, String what, LatencyTrace trace) throws Exception {
+        try (Connection own = server.connect()) {
+            return load(kafka, queue, what, trace, SteadyLoad.intoQueue(own, queue));
+        }
+    }
+
+    private Latencies load(SourceKafkaSide kafka, String queue, String what, LatencyTrace trace,
+                           SteadyLoad.Sends sends) throws Exception {
         CpuUse before = CpuUse.now(postmaster);
         ThreadCpu threadsBefore = ThreadCpu.now();
         long started = System.nanoTime();
-        Latencies latencies = SteadyLoad.measure(server, kafka, queue, RATE, RUN, trace);
+        Latencies latencies = SteadyLoad.measure(kafka, queue, RATE, RUN, trace, sends);
         ThreadCpu threadsAfter = ThreadCpu.now();
         CpuUse used = CpuUse.now(postmaster).since(before);
         long events = latencies.sent();
         double[] perEvent = {used.jvmMicrosPer(events),
                 threadsAfter.nanosSince(threadsBefore, name -> name.contains(queue)) / 1_000.0 / events,
-                used.pgMicrosPer(events)};
+                used.sessionMicrosPer(events), used.pgMicrosPer(events)};
         cpuPerEvent.put(what, perEvent);
-        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
-                events, perEvent[0], perEvent[1], perEvent[2]));
+        cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, "
+                        + "PostgreSQL sessions %.1f, PostgreSQL all %.1f", events, perEvent[0], perEvent[1], perEvent[2],
+                perEvent[3]));
         if (PROFILE) {
             threads.put(what, threadsAfter.busiestSince(threadsBefore, (System.nanoTime() - started) / 1e9, 12));
         }
@@ -191,13 +230,13 @@ final class SourceLatencyBenchmark {
         if (runs.isEmpty()) {
             return "";
         }
-        double[] median = new double[3];
+        double[] median = new double[4];
         for (int i = 0; i < median.length; i++) {
             final int at = i;
             median[i] = Latencies.median(runs.stream().mapToDouble(run -> run[at]).toArray());
         }
-        return String.format(Locale.ROOT, "; µs an event: JVM %.1f, connector %.1f, PostgreSQL %.1f",
-                median[0], median[1], median[2]);
+        return String.format(Locale.ROOT, "; µs an event: JVM %.1f, connector %.1f, PostgreSQL sessions %.1f, "
+                + "PostgreSQL all %.1f", median[0], median[1], median[2], median[3]);
     }
 
     private static void printRow(Map<String, Latencies> rows, Map<String, List<Latencies>> byRow, String what,
@@ -267,6 +306,31 @@ final class SourceLatencyBenchmark {
             ticker.shutdownNow();
             ticker.awaitTermination(10, TimeUnit.SECONDS);
             tickConnection.close();
+            dropQueue(c, queue);
+        }
+    }
+
+    /**
+     * Drops a row's queue once it is measured: every tick round visits every queue of the
+     * database, so queues left behind would make each later row pay for the earlier ones.
+     */
+    private static void dropQueue(Connection c, String queue) {
+        PgQue.using(c).queues().drop(queue, true);
+    }
+
+    /** The peer: Debezium's outbox connector on table {@code queue}, polling every {@code poll}. */
+    private Latencies debeziumLatency(Connection c, SourceKafkaSide kafka, String jdbcUrl, String queue, Duration poll,
+                                      String what) throws Exception {
+        try (DebeziumOutbox outbox = DebeziumOutbox.start(c, kafka, jdbcUrl, queue, poll);
+             Connection own = server.connect()) {
+            if (PROFILE) {
+                resetStatements(c);
+            }
+            Latencies latencies = load(kafka, queue, what, null, outbox.sends(own));
+            if (PROFILE) {
+                profiles.put(what, "\n" + what + ":\n" + PgStatements.report(c, 8));
+            }
+            return latencies;
         }
     }
 
@@ -276,7 +340,13 @@ final class SourceLatencyBenchmark {
         startConnector(c, kafka, jdbcUrl, queue, config, slots);
         try {
             if (!PROFILE) {
-                return load(kafka, queue, what, null);
+                if (!STATEMENTS) {
+                    return load(kafka, queue, what, null);
+                }
+                resetStatements(c);
+                Latencies latencies = load(kafka, queue, what, null);
+                profiles.put(what, "\n" + what + ":" + PgStatements.report(c, 6));
+                return latencies;
             }
             try (Connection listening = server.connect();
                  LatencyTrace trace = new LatencyTrace((int) (RUN.toMillis() * RATE / 1000), listening, queue)) {
@@ -288,6 +358,7 @@ final class SourceLatencyBenchmark {
             }
         } finally {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
+            dropQueue(c, queue);
         }
     }
 
@@ -327,12 +398,13 @@ final class SourceLatencyBenchmark {
             CpuUse used = CpuUse.now(postmaster).since(before);
             double seconds = IDLE.toMillis() / 1000.0;
             return String.format(Locale.ROOT, "%d ticks, %.0f statements a second, CPU ms a second: JVM %.1f, "
-                            + "connector %.1f, PostgreSQL %.1f", ticks(c, queue) - ticksBefore,
+                            + "connector %.1f, PostgreSQL sessions %.1f, PostgreSQL all %.1f", ticks(c, queue) - ticksBefore,
                     (statementCalls(c) - callsBefore) / seconds, used.jvmNanos() / 1e6 / seconds,
                     ThreadCpu.now().nanosSince(threadsBefore, name -> name.contains(queue)) / 1e6 / seconds,
-                    used.pgNanos() / 1e6 / seconds);
+                    used.sessionNanos() / 1e6 / seconds, used.pgNanos() / 1e6 / seconds);
         } finally {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
+            dropQueue(c, queue);
         }
     }
 

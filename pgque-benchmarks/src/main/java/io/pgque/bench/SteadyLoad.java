@@ -24,43 +24,70 @@ import java.util.concurrent.TimeUnit;
  * send time in the payload and the receive time come from the same {@link System#nanoTime()}.
  */
 final class SteadyLoad {
-    private static final int PER_SEND = 5;
+    /** Events per producer transaction: {@code -Dsource.latency.per.transaction} (10). */
+    static final int PER_SEND = Integer.getInteger("source.latency.per.transaction", 10);
+    /** Payload size: {@code -Dsource.latency.payload.bytes} (~1 KB). */
+    static final int PAYLOAD_BYTES = Integer.getInteger("source.latency.payload.bytes", 1_000);
+
+    /** One producer transaction of the load: the events' sequence numbers, keys and payloads. */
+    interface Sends {
+        /** Sends {@code payloads} (keyed by {@code keys}) in one transaction; the ids the events got, or null. */
+        List<Long> send(List<String> keys, List<String> payloads) throws Exception;
+    }
 
     private SteadyLoad() {
+    }
+
+    /** Events into PgQue queue {@code queue}, each keyed, in one {@code send_batch} call a transaction. */
+    static Sends intoQueue(Connection c, String queue) {
+        PgQue pgque = PgQue.using(c);
+        return (keys, payloads) -> {
+            List<Event> events = new ArrayList<>(keys.size());
+            for (int i = 0; i < keys.size(); i++) {
+                events.add(Event.of("FileCreated", payloads.get(i)).withPartitionKey(keys.get(i)));
+            }
+            return pgque.producer().sendBatch(queue, events);
+        };
     }
 
     /**
      * Measures the events sent in the first {@code run} at {@code rate} events per second; the
      * producer goes on until the last of them has arrived, so they are ticked like all the
-     * others instead of waiting out {@code ticker_max_lag} at the end of the run.
+     * others instead of waiting out {@code ticker_max_lag} at the end of the run. Events go into
+     * queue {@code topic} as PgQue events, each keyed.
      */
-    static Latencies measure(BenchServer server, SourceKafkaSide kafka, String queue, int rate, Duration run)
-            throws Exception {
-        return measure(server, kafka, queue, rate, run, null);
-    }
-
-    /** As {@link #measure(BenchServer, SourceKafkaSide, String, int, Duration)}, each event's stages into {@code trace} (null: none). */
     static Latencies measure(BenchServer server, SourceKafkaSide kafka, String queue, int rate, Duration run,
                              LatencyTrace trace) throws Exception {
+        try (Connection c = server.connect()) {
+            return measure(kafka, queue, rate, run, trace, intoQueue(c, queue));
+        }
+    }
+
+    /** As above, the events sent by {@code sends} and read from topic {@code topic}. */
+    static Latencies measure(SourceKafkaSide kafka, String topic, int rate, Duration run, LatencyTrace trace,
+                             Sends sends) throws Exception {
         int measured = (int) (run.toMillis() * rate / 1000);
         long periodMicros = 1_000_000L * PER_SEND / rate;
         ScheduledExecutorService producer = SourceBenchmark.daemonScheduler("bench-producer");
-        try (Connection c = server.connect();
-             KafkaConsumer<byte[], byte[]> reader = kafka.readerFromStart(queue)) {
-            PgQue pgque = PgQue.using(c);
+        try (KafkaConsumer<byte[], byte[]> reader = kafka.readerFromStart(topic)) {
             int[] sent = {0};
             producer.scheduleAtFixedRate(() -> {
-                List<Event> events = new ArrayList<>(PER_SEND);
+                List<String> keys = new ArrayList<>(PER_SEND);
+                List<String> payloads = new ArrayList<>(PER_SEND);
                 long now = System.nanoTime();
                 for (int i = 0; i < PER_SEND; i++) {
                     int seq = sent[0] + i;
                     int key = seq * 7919 % SourceBenchmark.KEYS;
-                    events.add(Event.of("FileCreated", SourcePayload.of(seq, key, now))
-                            .withPartitionKey(SourcePayload.key(key)));
+                    keys.add(SourcePayload.key(key));
+                    payloads.add(SourcePayload.of(seq, key, now, PAYLOAD_BYTES));
                 }
-                List<Long> ids = pgque.producer().sendBatch(queue, events);
-                if (trace != null) {
-                    trace.committed(sent[0], ids, System.nanoTime());
+                try {
+                    List<Long> ids = sends.send(keys, payloads);
+                    if (trace != null) {
+                        trace.committed(sent[0], ids, System.nanoTime());
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException("a send failed", e);
                 }
                 sent[0] += PER_SEND;
             }, 0, periodMicros, TimeUnit.MICROSECONDS);
@@ -72,7 +99,7 @@ final class SteadyLoad {
             long deadline = System.nanoTime() + run.toNanos() + SourceBenchmark.DEADLINE.toNanos();
             while (got < measured) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("only " + got + " of " + measured + " events reached " + queue);
+                    throw new IllegalStateException("only " + got + " of " + measured + " events reached " + topic);
                 }
                 for (ConsumerRecord<byte[], byte[]> record : reader.poll(Duration.ofMillis(50))) {
                     long arrived = System.nanoTime();
@@ -109,7 +136,7 @@ final class SteadyLoad {
         return header == null ? 0 : Long.parseLong(new String(header.value(), StandardCharsets.UTF_8));
     }
 
-    private static int seqOf(String payload) {
+    static int seqOf(String payload) {
         int at = payload.indexOf("\"seq\":") + 6;
         return Integer.parseInt(payload.substring(at, payload.indexOf(',', at)));
     }

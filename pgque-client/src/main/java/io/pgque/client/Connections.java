@@ -23,6 +23,15 @@ interface Connections {
      */
     <T> T run(String what, SqlWork<T> work);
 
+    /**
+     * {@link #run} for work that is one statement: where the client owns the transaction, the
+     * statement is its own (autocommit), one round trip where a transaction of its own takes two
+     * (the statement, then the commit).
+     */
+    default <T> T runStatement(String what, SqlWork<T> work) {
+        return run(what, work);
+    }
+
     /** Each call takes a connection from the pool and runs in a transaction of its own. */
     static Connections ownTransactions(DataSource dataSource) {
         return new OwnTransactions(Objects.requireNonNull(dataSource, "dataSource"));
@@ -62,12 +71,7 @@ interface Connections {
                     c.setAutoCommit(false);
                 }
                 try {
-                    T result = work.run(c);
-                    c.commit();
-                    return result;
-                } catch (SQLException | RuntimeException | Error e) {
-                    rollbackQuietly(c, e);
-                    throw e;
+                    return run(c, work);
                 } finally {
                     if (wasAutoCommit) {
                         restoreAutoCommit(c);
@@ -75,6 +79,29 @@ interface Connections {
                 }
             } catch (SQLException e) {
                 throw SqlErrors.map(what, e);
+            }
+        }
+
+        @Override
+        public <T> T runStatement(String what, SqlWork<T> work) {
+            try (Connection c = dataSource.getConnection()) {
+                if (!c.getAutoCommit()) {
+                    return run(c, work);
+                }
+                return work.run(c);
+            } catch (SQLException e) {
+                throw SqlErrors.map(what, e);
+            }
+        }
+
+        private static <T> T run(Connection c, SqlWork<T> work) throws SQLException {
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException | Error e) {
+                rollbackQuietly(c, e);
+                throw e;
             }
         }
 

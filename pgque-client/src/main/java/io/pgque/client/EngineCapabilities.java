@@ -24,9 +24,11 @@ import java.util.Optional;
  * @param readAheadAfterQuery {@code read_ahead_after_query}: the batch after a batch read ahead (0.3.4)
  * @param readAheadFirst      {@code read_ahead_slots_query} with no open batch: a slot's first batch read as a
  *                            read-ahead, sharing the scan with the group's other slots (0.4.2)
+ * @param ackReceive          {@code ack_receive_partitioned}: a slot's ack and its next receive in one call (0.5.0)
  */
 record EngineCapabilities(Optional<String> version, boolean catchUpWindow, boolean readAhead, boolean readAheadQuery,
-                          boolean readAheadSlotsQuery, boolean readAheadAfterQuery, boolean readAheadFirst) {
+                          boolean readAheadSlotsQuery, boolean readAheadAfterQuery, boolean readAheadFirst,
+                          boolean ackReceive) {
 
     private static final Logger log = LoggerFactory.getLogger(EngineCapabilities.class);
 
@@ -34,7 +36,7 @@ record EngineCapabilities(Optional<String> version, boolean catchUpWindow, boole
     static EngineCapabilities of(Optional<String> version) {
         return new EngineCapabilities(version, atLeast(version, "0.2.0"), atLeast(version, "0.3.0"),
                 atLeast(version, "0.3.1"), atLeast(version, "0.3.3"), atLeast(version, "0.3.4"),
-                atLeast(version, "0.4.2"));
+                atLeast(version, "0.4.2"), atLeast(version, "0.5.0"));
     }
 
     private static boolean atLeast(Optional<String> version, String release) {

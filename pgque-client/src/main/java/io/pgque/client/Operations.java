@@ -38,7 +38,8 @@ public final class Operations {
      * @return how many queues ticked, or empty when another round was running
      */
     public OptionalLong tickerRound(java.time.Duration period) {
-        return optional(db.run("ticker round", c -> Sql.nullableLong(c,
+        // One statement, its own transaction: a round trip less for a call the ticker makes every period.
+        return optional(db.runStatement("ticker round", c -> Sql.nullableLong(c,
                 "select pgque.ticker_round(" + Intervals.PARAM + ")", Intervals.seconds(period))));
     }
 

@@ -166,7 +166,7 @@ public final class Slot {
      * caller has never seen; it is not acked but returned, so nothing is skipped.
      */
     public SlotReceiving afterAck(long batchId) {
-        return new SlotReceiving(worker, slot, reads, c -> reads.ack(c, batchId),
+        return new SlotReceiving(worker, slot, reads, c -> reads.ack(c, batchId), batchId,
                 "ack batch " + batchId + " and receive");
     }
 

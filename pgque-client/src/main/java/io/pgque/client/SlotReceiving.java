@@ -19,19 +19,29 @@ import javax.sql.DataSource;
 public final class SlotReceiving {
 
     private static final String OPEN_READ_AHEAD = "select pgque.open_read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String ACK_RECEIVE = "select " + Rows.MESSAGE_COLUMNS
+            + " from pgque.ack_receive_partitioned(?, ?, ?, ?, ?, ?::bigint, ?, ?::bigint) m";
 
     private final PartitionedWorker worker;
     private final int slot;
     private final BatchReads reads;
     /** The ack run first in the same transaction; null: none. */
     private final SqlWork<Integer> ackFirst;
+    /** The batch {@link #ackFirst} acks, when it names one: the engine may ack it and receive in one call. */
+    private final Long ackedBatchId;
     private final String action;
 
     SlotReceiving(PartitionedWorker worker, int slot, BatchReads reads, SqlWork<Integer> ackFirst, String action) {
+        this(worker, slot, reads, ackFirst, null, action);
+    }
+
+    SlotReceiving(PartitionedWorker worker, int slot, BatchReads reads, SqlWork<Integer> ackFirst, Long ackedBatchId,
+                  String action) {
         this.worker = worker;
         this.slot = slot;
         this.reads = reads;
         this.ackFirst = ackFirst;
+        this.ackedBatchId = ackedBatchId;
         this.action = action;
     }
 
@@ -53,7 +63,14 @@ public final class SlotReceiving {
     /** The first at most {@code max} events of the slot's next batch; the rest through {@link Slot#openRest}. */
     public Optional<BatchPage> receivePage(int max) {
         WholeBatch.checkPageSize(max);
-        return worker.db.run(what(), c -> {
+        String what = what();
+        if (ackedBatchId != null && worker.engine(what).ackReceive()) {
+            // One statement: one lease check and renewal, and one round trip, where an ack and a
+            // receive in a transaction take two of the first and three of the second.
+            return worker.db.runStatement(what, c -> BatchPage.of(Sql.list(c, ACK_RECEIVE, Rows::message,
+                    worker.args(slot, ackedBatchId, BatchPage.probeSize(max), worker.windowEvents)), max));
+        }
+        return worker.db.run(what, c -> {
             ack(c);
             return reads.page(c, max);
         });

@@ -248,6 +248,66 @@ class SlotConsumerIT {
     }
 
     /**
+     * A page received after acking a batch by its id is one engine call (ack_receive_partitioned):
+     * it acks that batch and opens the next, re-issues another open batch instead of acking it, is
+     * fenced for a non-holder with nothing acked, and finds nothing once the slot is read.
+     */
+    @Test
+    void aPageAfterAnAckIsOneCallThatAcksOnlyTheNamedBatch() throws Exception {
+        String q = "q_ack_receive_page";
+        SlotConsumer w = slot0InTwoTicks(q);
+        BatchPage first = w.slot(0).receivePage(10).orElseThrow();
+        assertEquals(List.of("a0", "a1", "a2"), first.messages().stream().map(Message::payload).toList());
+        SlotConsumer intruder = pq.slotConsumer(q, "g", 2, "intruder");
+        assertThrows(SlotFencedException.class, () -> intruder.slot(0).afterAck(first.batchId()).receivePage(10));
+        assertEquals(first.batchId(), w.slot(0).afterAck(first.batchId() - 1).receivePage(10).orElseThrow().batchId(),
+                "another batch id acks nothing: the open batch comes again");
+        BatchPage second = w.slot(0).afterAck(first.batchId()).receivePage(2).orElseThrow();
+        assertTrue(second.batchId() > first.batchId());
+        assertEquals(List.of("b0", "b1"), second.messages().stream().map(Message::payload).toList());
+        assertTrue(second.full(), "a third event follows the page");
+        assertEquals(Optional.empty(), w.slot(0).afterAck(second.batchId()).receivePage(10), "slot 0 is read");
+        assertEquals(Optional.empty(), w.slot(0).receivePage(10));
+    }
+
+    /** The engine calls a page after an ack costs, counted in the caller's transaction. */
+    @Test
+    void aPageAfterAnAckIsOneEngineCall() throws Exception {
+        String q = "q_ack_receive_calls";
+        SlotConsumer setUp = slot0InTwoTicks(q);
+        setUp.slot(0).release();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.execute("set local track_functions = 'pl'");
+            }
+            SlotConsumer w = PgQue.using(c).slotConsumer(q, "g", 2, "w");
+            w.slot(0).claim(TTL).orElseThrow();
+            BatchPage first = w.slot(0).receivePage(10).orElseThrow();
+            BatchPage second = w.slot(0).afterAck(first.batchId()).receivePage(10).orElseThrow();
+            assertEquals(List.of("b0", "b1", "b2"), second.messages().stream().map(Message::payload).toList());
+            assertEquals(List.of(1L, 0L, 1L), List.of(
+                    calls(c, "pgque.ack_receive_partitioned(text, text, int, int, text, bigint, int, bigint)"),
+                    calls(c, "pgque.ack_partitioned(text, text, int, int, text, bigint)"),
+                    calls(c, "pgque.receive_partitioned(text, text, int, int, text, int, bigint)")),
+                    "one ack_receive_partitioned; the first page's receive_partitioned");
+            c.rollback();
+        }
+    }
+
+    /** Calls of function {@code signature} in {@code c}'s open transaction (track_functions = pl). */
+    private static long calls(Connection c, String signature) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(
+                "select coalesce(pg_stat_get_xact_function_calls(?::regprocedure), 0)")) {
+            ps.setString(1, signature);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
      * The batch after the open one, read ahead (first page and a cursor over the rest) before it
      * is opened, is what the slot holds once the open one is acked and it is opened, under the id
      * it was read with; only the lease holder reads ahead, and only of the open batch.

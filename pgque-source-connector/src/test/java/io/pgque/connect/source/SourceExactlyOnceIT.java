@@ -115,11 +115,12 @@ class SourceExactlyOnceIT {
         String name = "eos-lost-ack";
         fixture.pg.execute("create table public.it_fault (acks_fail boolean not null)");
         fixture.pg.execute("insert into public.it_fault values (false)");
-        // Fails explicit acks only (not the batches a receive finishes at once because they hold
-        // nothing for the slot), so every task dies holding a batch Kafka has committed.
-        // Qualified names: the engine's functions run with search_path = pgque, pg_catalog.
+        // Fails explicit acks only, alone or with the next receive (not the batches a receive
+        // finishes at once because they hold nothing for the slot), so every task dies holding a
+        // batch Kafka has committed. Qualified names: the engine's functions run with
+        // search_path = pgque, pg_catalog.
         fixture.pg.execute("create or replace function public.it_fail_acks() returns trigger language plpgsql as $$ "
-                + "begin if (select acks_fail from public.it_fault) and current_query() ilike '%ack_partitioned%' then "
+                + "begin if (select acks_fail from public.it_fault) and current_query() ~* 'ack(_receive)?_partitioned' then "
                 + "raise exception 'injected: the ack is lost'; end if; return new; end $$");
         fixture.pg.execute("create trigger it_fail_acks before update on pgque.subscription for each row "
                 + "when (old.sub_batch is not null and new.sub_batch is null) execute function public.it_fail_acks()");

@@ -15,9 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 import static io.pgque.connect.source.HandDrivenTask.N;
@@ -386,19 +384,23 @@ class SourceTaskLeaseLoopIT {
         pollUntilRecords(task).forEach(r -> commit(task, r));
         long tickBefore = pg.lastTick(queue, consumer, 0);
 
-        // The next poll acks that batch and, in the same transaction, finds the slot empty: from
-        // then on the slot rests for its 30 s poll interval, and this poll() waits as long.
-        ExecutorService pollThread = Executors.newSingleThreadExecutor();
+        // Kafka has that batch, and no tick came since it was opened: the next poll keeps it open
+        // for the next tick, which it waits for (its poll interval is 30 s), and then acks it and
+        // reads the next batch in one call.
+        FutureTask<List<SourceRecord>> next = new FutureTask<>(task::poll);
+        Thread pollThread = new Thread(next, "poll");
+        pollThread.start();
         try {
-            Future<List<SourceRecord>> next = pollThread.submit(task::poll);
-            QueueFixture.await("the first batch to be acked", Duration.ofSeconds(15),
-                    () -> pg.lastTick(queue, consumer, 0) > tickBefore);
+            QueueFixture.await("poll() to wait", Duration.ofSeconds(15),
+                    () -> pollThread.getState() == Thread.State.TIMED_WAITING);
+            assertEquals(tickBefore, pg.lastTick(queue, consumer, 0), "the batch waits for the tick to be acked");
             sendRound(pg, queue, keys, 5);
             List<SourceRecord> records = next.get(20, TimeUnit.SECONDS);
             assertNotNull(records, "the batch came with the tick, not after the 30 s poll interval");
             assertEquals(10, records.size());
+            assertTrue(pg.lastTick(queue, consumer, 0) > tickBefore, "the first batch acked with the tick's receive");
         } finally {
-            pollThread.shutdownNow();
+            pollThread.interrupt();
         }
     }
 

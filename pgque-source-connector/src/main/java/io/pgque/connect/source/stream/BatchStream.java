@@ -245,7 +245,8 @@ public final class BatchStream implements TickReceiver {
         }
     }
 
-    private long nextDueNanos() {
+    /** When, in {@link System#nanoTime()}, the next pass is due without a wake-up. */
+    synchronized long nextDueNanos() {
         long due = Long.MAX_VALUE;
         for (Lane lane : lanes) {
             due = Math.min(due, lane.dueNanos(pipeline.canSendAhead(lane), keepAliveNanos));

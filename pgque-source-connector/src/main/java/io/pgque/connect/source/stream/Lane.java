@@ -15,6 +15,9 @@ import io.pgque.connect.source.reader.BatchReader;
  */
 final class Lane {
 
+    /** The ticks heard before a batch was opened, when it is not known: its ack never waits for a tick. */
+    static final long TICKS_UNKNOWN = -1;
+
     private final BatchReader reader;
     private final AheadReader ahead;
     private boolean leased;
@@ -27,6 +30,11 @@ final class Lane {
     private boolean firstOfLease;
     private boolean behind;
     private long lastBatchEvents;
+    /** {@link PollLoop#ticksHeard} before the batch in flight was opened. */
+    private long ticksBeforeOpen;
+    /** Whether the delivered batch's ack waits for the next tick, and until when at most. */
+    private boolean ackWaitsForTick;
+    private long ackDeadlineNanos;
 
     Lane(BatchReader reader) {
         this.reader = reader;
@@ -76,6 +84,9 @@ final class Lane {
      */
     long dueNanos(boolean sendsAheadNow, long giveUpAheadNanos) {
         ReaderState state = state();
+        if (state == ReaderState.DELIVERED && ackWaitsForTick) {
+            return ackDeadlineNanos; // or the tick, which wakes the stream
+        }
         if (state.dueNow() || sendsAheadNow) {
             return Long.MIN_VALUE;
         }
@@ -127,6 +138,20 @@ final class Lane {
         return behind;
     }
 
+    /** {@link PollLoop#ticksHeard} before the batch in flight was opened. */
+    long ticksBeforeOpen() {
+        return ticksBeforeOpen;
+    }
+
+    /** Whether the delivered batch's ack waits for the next tick (see {@link #ackAfterTick}). */
+    boolean ackWaitsForTick() {
+        return ackWaitsForTick;
+    }
+
+    long ackDeadlineNanos() {
+        return ackDeadlineNanos;
+    }
+
     /** Events in the last acked batch (0 before the first). */
     long lastBatchEvents() {
         return lastBatchEvents;
@@ -145,6 +170,7 @@ final class Lane {
     /** Any state to UNLEASED: forgets the batch without acking it; returns it (null when none). */
     StreamedBatch leaseLost(long now) {
         StreamedBatch dropped = batch;
+        ackWaitsForTick = false;
         sentAhead = null;
         leased = false;
         behind = false;
@@ -164,12 +190,26 @@ final class Lane {
         firstOfLease = false;
     }
 
-    /** RESTING to streaming {@code inFlight}; {@code larger}: it holds more than its first chunk. */
-    void batchStarted(StreamedBatch inFlight, boolean larger) {
+    /**
+     * RESTING to streaming {@code inFlight}; {@code larger}: it holds more than its first chunk;
+     * {@code ticksBefore}: the ticks heard before it was opened.
+     */
+    void batchStarted(StreamedBatch inFlight, boolean larger, long ticksBefore) {
+        ticksBeforeOpen = ticksBefore;
+        ackWaitsForTick = false;
         firstOfLease = false;
         batch = inFlight;
         behind = larger;
         next = new NextBatches();
+    }
+
+    /**
+     * DELIVERED stays so until the next tick or {@code deadline}: its ack then goes with the next
+     * batch's receive in one transaction, rather than alone now and the receive later.
+     */
+    void ackAfterTick(long deadline) {
+        ackWaitsForTick = true;
+        ackDeadlineNanos = deadline;
     }
 
     /** The first batch of the lease was checked against what Kafka holds. */
@@ -191,6 +231,7 @@ final class Lane {
 
     /** DELIVERED to RESTING: the batch was acked, the reader may read again at once. */
     void batchFinished(long now) {
+        ackWaitsForTick = false;
         if (batch != null) {
             lastBatchEvents = batch.size();
         }

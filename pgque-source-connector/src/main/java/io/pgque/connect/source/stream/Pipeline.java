@@ -172,7 +172,7 @@ final class Pipeline {
         lane.renewAt(now + renewEveryNanos);
         if (opened) {
             CompletableFuture<Optional<ReadAhead>> readingAfter = lane.next().takeAfterNext();
-            lane.batchStarted(next.batch(), next.larger());
+            lane.batchStarted(next.batch(), next.larger(), Lane.TICKS_UNKNOWN);
             startReadAhead(lane, next.read().batch().first(), readingAfter);
         }
     }

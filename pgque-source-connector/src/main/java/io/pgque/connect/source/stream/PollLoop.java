@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -47,6 +48,8 @@ final class PollLoop {
     private final LinkedBlockingQueue<Object> wakeups = new LinkedBlockingQueue<>();
     /** Set when the queue ticked since the last pass: whatever rests for want of a batch looks again. */
     private final AtomicBoolean ticked = new AtomicBoolean();
+    /** Ticks heard so far: a batch opened before the count moved has no next batch yet. */
+    private final AtomicLong ticksHeard = new AtomicLong();
     /** Whether the stream's tick listener hears the queue's ticks (see {@link TickReceiver#hearing}). */
     private volatile boolean hearsTicks;
     private volatile boolean stopping;
@@ -119,6 +122,7 @@ final class PollLoop {
 
     /** The queue ticked: the next pass is told so, and a waiting poll wakes. Any thread; never blocks. */
     public void tickArrived() {
+        ticksHeard.incrementAndGet();
         ticked.set(true);
         wakeups.offer(TICK);
     }
@@ -130,6 +134,11 @@ final class PollLoop {
 
     public boolean hearsTicks() {
         return hearsTicks;
+    }
+
+    /** How many ticks were heard so far. Any thread. */
+    public long ticksHeard() {
+        return ticksHeard.get();
     }
 
     /** Whether the queue ticked since the last call; clears it. */

@@ -36,6 +36,8 @@ final class Steps {
     private final StreamEvents events;
     private final PollLoop loop;
     private final long renewEveryNanos;
+    /** The ticks heard before the current step's database call (see {@link Lane#ticksBeforeOpen}). */
+    private long ticksBeforeCall = Lane.TICKS_UNKNOWN;
 
     Steps(Chunks chunks, Pipeline pipeline, StreamEvents events, PollLoop loop, long renewEveryNanos) {
         this.chunks = chunks;
@@ -47,9 +49,11 @@ final class Steps {
 
     /** What the lane has to hand over now: its next batch after acking the delivered one, its next chunk, or a first read. */
     List<SourceRecord> next(Lane lane, long now, boolean tick) {
+        ticksBeforeCall = loop.ticksHeard();
         return switch (lane.state()) {
             case UNLEASED, RESTING -> now >= lane.nextAttemptNanos() || tick && lane.leased() ? receive(lane) : null;
-            case DELIVERED, AWAITING_READ_AHEAD -> ackAndReceive(lane, now);
+            case DELIVERED -> ackWaitsForTick(lane, now) ? null : ackAndReceive(lane, now);
+            case AWAITING_READ_AHEAD -> ackAndReceive(lane, now);
             case STREAMING -> readOn(lane);
             case BACK_PRESSURED, AWAITING_KAFKA, SENT_AHEAD ->
                     pipeline.canSendAhead(lane) ? pipeline.sendAhead(lane) : null;
@@ -64,6 +68,37 @@ final class Steps {
     static boolean hasMoreForTransaction(Lane lane) {
         StreamedBatch batch = lane.batch();
         return batch != null && (batch.hasBuffered() || batch.readyForMore());
+    }
+
+    /**
+     * Whether the lane's delivered batch is better acked with its next batch's receive, on the
+     * next tick: the slot keeps up (its batch fit a chunk, nothing was read or sent ahead), ticks
+     * are heard, and none was heard since the batch was opened, so no next batch exists yet. An
+     * ack alone now and a receive on the tick would be two transactions where one does, and an ack
+     * with a receive now would find nothing. A tick, or at the latest twice the poll interval
+     * (never past the lease's renewal), ends the wait. Marks the lane as waiting when so.
+     */
+    boolean ackWaitsForTick(Lane lane, long now) {
+        if (lane.ackWaitsForTick()) {
+            if (loop.ticksHeard() == lane.ticksBeforeOpen() && now < lane.ackDeadlineNanos() && loop.hearsTicks()
+                    && !loop.stopping()) {
+                return true;
+            }
+            return false;
+        }
+        StreamedBatch batch = lane.batch();
+        if (lane.ticksBeforeOpen() == Lane.TICKS_UNKNOWN || loop.ticksHeard() != lane.ticksBeforeOpen()
+                || !lane.reader().waitsForTicks() || !loop.hearsTicks() || loop.stopping() || lane.behind()
+                || lane.sentAhead() != null || lane.next().held() || lane.next().pending() || batch == null
+                || batch.size() >= chunks.chunkSize()) {
+            return false;
+        }
+        long deadline = Math.min(now + 2 * loop.restNanos(), lane.nextRenewalNanos());
+        if (now >= deadline) {
+            return false;
+        }
+        lane.ackAfterTick(deadline);
+        return true;
     }
 
     /** Whether the lane has chunks read ahead in memory. */
@@ -208,7 +243,7 @@ final class Steps {
             return null;
         }
         Chunks.Opening opening = chunks.opening(lane, received.get());
-        lane.batchStarted(opening.batch(), opening.more());
+        lane.batchStarted(opening.batch(), opening.more(), ticksBeforeCall);
         pipeline.startReadAhead(lane, received.get().first(), readingAfter);
         return chunks.emit(lane, opening.batch(), opening.first(), !opening.more());
     }

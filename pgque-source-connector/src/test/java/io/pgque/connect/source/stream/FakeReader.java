@@ -44,6 +44,8 @@ final class FakeReader implements BatchReader {
     final List<Long> opened = new ArrayList<>();
     final List<String> deadLettered = new ArrayList<>();
     int claims;
+    /** Acks on their own, not with the next batch's receive. */
+    int plainAcks;
     int keepAlives;
     int releases;
     int restsOpened;
@@ -204,6 +206,7 @@ final class FakeReader implements BatchReader {
     @Override
     public boolean ack(long batchId) throws LostException {
         check(Call.ACK);
+        plainAcks++;
         finishOpen(batchId);
         return true;
     }

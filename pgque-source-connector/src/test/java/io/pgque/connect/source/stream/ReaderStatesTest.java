@@ -148,6 +148,62 @@ class ReaderStatesTest {
         assertEquals(AWAITING_KAFKA, h.state());
     }
 
+    /**
+     * A stream that hears ticks, whose one reader got a batch of two events on a tick and handed
+     * it over; with {@code delivered}, Kafka has all of it.
+     */
+    private static Harness keepingUp(boolean delivered) throws InterruptedException {
+        Harness h = Harness.of(new FakeReader(0));
+        h.stream.hearing(true);
+        pollUntil(h, RESTING);
+        reader(h).batch(2);
+        h.stream.tickArrived();
+        h.pollExpecting(2);
+        if (delivered) {
+            h.acknowledgeAll();
+            assertEquals(DELIVERED, h.state());
+        }
+        return h;
+    }
+
+    @Test
+    void aDeliveredBatchOfASlotThatKeepsUpIsAckedWithTheReceiveOfTheNextTick() throws Exception {
+        Harness h = keepingUp(true);
+        FakeReader reader = reader(h);
+        h.pollExpecting(0);
+        assertEquals(List.of(), reader.acked, "no tick since the batch was opened: no next batch to open with the ack");
+        assertEquals(DELIVERED, h.state());
+        assertTrue(h.stream.nextDueNanos() != Long.MIN_VALUE,
+                "the stream sleeps until the tick or the ack's deadline, not a pass every millisecond");
+        reader.batch(2);
+        h.stream.tickArrived();
+        h.pollExpecting(2);
+        assertEquals(List.of(1L), reader.acked, "acked with the tick's receive");
+        assertEquals(0, reader.plainAcks, "one transaction for the ack and the receive");
+        assertEquals(AWAITING_KAFKA, h.state());
+    }
+
+    @Test
+    void aDeliveredBatchWaitingForATickIsAckedByItsDeadlineWhenNoneComes() throws Exception {
+        Harness h = keepingUp(true);
+        long start = System.nanoTime();
+        pollUntil(h, RESTING);
+        assertEquals(List.of(1L), reader(h).acked);
+        assertTrue(System.nanoTime() - start >= 2 * Harness.POLL_INTERVAL.toNanos() - TimeUnit.MILLISECONDS.toNanos(2),
+                "acked at twice the poll interval, not at once");
+    }
+
+    @Test
+    void aDeliveredBatchIsAckedAtOnceWhenATickCameWhileItWasOnItsWay() throws Exception {
+        Harness h = keepingUp(false);
+        h.stream.tickArrived();
+        reader(h).batch(1);
+        h.acknowledgeAll();
+        h.pollExpecting(1);
+        assertEquals(List.of(1L), reader(h).acked);
+        assertEquals(0, reader(h).plainAcks);
+    }
+
     @Test
     void aBatchReadAheadIsSentAheadThenOpenedWhenTheOneBeforeIsAcked() throws Exception {
         Harness h = at(SENT_AHEAD, false);
