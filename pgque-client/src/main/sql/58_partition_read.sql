@@ -6,8 +6,8 @@
 -- Partition keys: reading a slot's batches, acking, nacking and dead-lettering them, each under
 -- the slot's lease (slot_guard). Reader role.
 --
--- Layer: mode, partition (README.md). Calls the core, 55_partition.sql and
--- 57_partition_lease.sql.
+-- Layer: mode, partition (README.md). Calls the core, 55_partition.sql, 57_partition_lease.sql and
+-- 57_partition_pause.sql.
 
 -- (addition) receive_partitioned for a reader that may fall behind: a slot whose cursor is
 -- several ticks back gets one batch over as many of them as hold at most i_window_events events
@@ -20,6 +20,7 @@ CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer te
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
+    s pgque.subscription;
     v_batch bigint;
 BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
@@ -29,17 +30,20 @@ BEGIN
         RAISE EXCEPTION 'pgque.receive_partitioned: window_events must be >= 1 or NULL, got %', i_window_events
             USING ERRCODE = '22023';
     END IF;
-    PERFORM pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+    s := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
     SELECT b.batch_id INTO v_batch
       FROM pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
                             i_window_events) b;
     IF v_batch IS NULL THEN
         RETURN;
     END IF;
+    IF s.sub_batch IS NULL THEN
+        PERFORM pgque.slot_block_open(s, v_batch);
+    END IF;
     -- batch_first_page, the scan run here: no set-returning layer between it and the reader.
     RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
     IF NOT FOUND THEN
-        PERFORM pgque.batch_close(v_batch);
+        PERFORM pgque.slot_batch_close(s, v_batch);
     END IF;
 END
 $$;
@@ -80,7 +84,7 @@ BEGIN
     IF s.sub_batch IS NULL THEN
         RETURN 0;
     END IF;
-    RETURN pgque.batch_close(s.sub_batch);
+    RETURN pgque.slot_batch_close(s, s.sub_batch);
 END
 $$;
 
@@ -97,7 +101,7 @@ BEGIN
     IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
         RETURN 0;
     END IF;
-    RETURN pgque.batch_close(s.sub_batch);
+    RETURN pgque.slot_batch_close(s, s.sub_batch);
 END
 $$;
 
