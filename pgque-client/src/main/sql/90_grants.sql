@@ -188,6 +188,7 @@ BEGIN
     -- 45_subscription.sql, 50_batch.sql
     pgque.hook_refuse_plain(pgque.subscription, text, text, text),
     pgque.hook_unregister(pgque.subscription, text, text),
+    pgque.hook_slot_forget(pgque.subscription),
     pgque.hook_closed_cursor(text, bigint, bigint),
     pgque.hook_batch_end_cap(int4, text),
     pgque.hook_slot_scan_sql(pgque.queue, pgque.subscription, pg_snapshot, pg_snapshot, bigint, bigint, int, int, int, boolean),
