@@ -240,14 +240,17 @@ RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     v_resumed bigint;
+    h record;
 BEGIN
-    WITH done AS (
-        DELETE FROM pgque.partition_handout
-         WHERE ph_batch = i_batch_id AND ph_queue = i_sub.sub_queue AND ph_consumer = i_sub.sub_consumer
-        RETURNING ph_key, ph_through)
-    DELETE FROM pgque.partition_set_aside sa USING done
-     WHERE sa.sa_queue = i_sub.sub_queue AND sa.sa_consumer = i_sub.sub_consumer
-       AND sa.ev_extra1 = done.ph_key AND sa.ev_id <= done.ph_through;
+    -- Key by key, each an index range: a join of the hand-outs with the set-aside events, planned
+    -- once for the session, may read every event set aside.
+    FOR h IN DELETE FROM pgque.partition_handout
+              WHERE ph_batch = i_batch_id AND ph_queue = i_sub.sub_queue AND ph_consumer = i_sub.sub_consumer
+             RETURNING ph_key, ph_through LOOP
+        DELETE FROM pgque.partition_set_aside
+         WHERE sa_queue = i_sub.sub_queue AND sa_consumer = i_sub.sub_consumer AND ev_extra1 = h.ph_key
+           AND ev_id <= h.ph_through;
+    END LOOP;
     IF NOT pgque.slot_blocked(i_sub) THEN
         RETURN;
     END IF;

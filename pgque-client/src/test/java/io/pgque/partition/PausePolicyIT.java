@@ -323,6 +323,57 @@ class PausePolicyIT {
         assertEquals(0, pauseState(q));
     }
 
+    /**
+     * O2: a hot blocked key costs each batch the same, however much of it was set aside before: no
+     * read of the batch, no ack, rescans what was set aside. Measured in buffers (work, not time),
+     * on one session, so that plans cached for the session are what runs.
+     */
+    @Test
+    void aHotBlockedKeyCostsEveryBatchTheSameWhateverWasSetAsideBefore() throws Exception {
+        String q = queue(1);
+        send(q, "HOT-0");
+        assertTrue(Pq.pause(ds, q, C, 0, 1, W, nextBatch(q).get(0), "1 day"));
+        ack(q);
+        List<Long> work = new ArrayList<>();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(true);
+            for (int batch = 0; batch < 40; batch++) {
+                String[] types = new String[200];
+                String[] payloads = new String[200];
+                String[] keys = new String[200];
+                for (int i = 0; i < 200; i++) {
+                    types[i] = "t";
+                    payloads[i] = "x".repeat(500);
+                    keys[i] = i % 2 == 0 ? "HOT" : "k" + i;
+                }
+                Db.exec(c, "select pgque.send_events(?::text, ?::text[], ?::text[], ?::text[])", q, types, payloads, keys);
+                Db.exec(c, "select pgque.force_next_tick(?::text)", q);
+                Db.exec(c, "select pgque.ticker(?::text)", q);
+                long buffers = buffers(c, "select count(*) from pgque.receive_partitioned('" + q + "', 'c', 0, 1, 'w', 100)")
+                        + buffers(c, "select count(*) from pgque.read_batch_partitioned('" + q + "', 'c', 0, 1, 'w', 0, 1000)")
+                        + buffers(c, "select pgque.ack_partitioned('" + q + "', 'c', 0, 1, 'w')");
+                work.add(buffers);
+            }
+        }
+        assertEquals(4000L, Pq.blockedKeys(ds, q, C).get(0).get("set_aside"));
+        double early = work.subList(5, 10).stream().mapToLong(Long::longValue).average().orElseThrow();
+        double late = work.subList(35, 40).stream().mapToLong(Long::longValue).average().orElseThrow();
+        assertTrue(late < early * 1.2, "buffers per batch grew from " + early + " to " + late + ": " + work);
+    }
+
+    /** Shared buffers a statement touched, by EXPLAIN (ANALYZE, BUFFERS). */
+    private static long buffers(Connection c, String sql) throws Exception {
+        long total = 0;
+        for (Map<String, Object> row : Db.rows(c, "explain (analyze, buffers, costs off, timing off, summary off) " + sql)) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^\\S*Buffers: shared hit=(\\d+)(?: read=(\\d+))?")
+                    .matcher(String.valueOf(row.values().iterator().next()).trim());
+            if (m.find()) {
+                total = Math.max(total, Long.parseLong(m.group(1)) + (m.group(2) == null ? 0 : Long.parseLong(m.group(2))));
+            }
+        }
+        return total;
+    }
+
     @Test
     void unsubscribingTheConsumerDropsItsPauseState() {
         String q = queue(1);
