@@ -110,9 +110,7 @@ class SourcePauseIT {
         config.put("pgque.maint.retry.interval.ms", "200");
         config.put("pgque.value.format", "json");
         config.put("pgque.failure.policy", "pause");
-        config.put("pgque.delivery.guarantee", "exactly_once");
-        config.put("exactly.once.support", "required");
-        config.put("transaction.boundary", "connector");
+        ConnectFixture.exactlyOnce(config);
         config.put("pgque.lease.ttl.ms", "3000");
         fixture.connect.configureConnector(name, config);
         fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, name + " did not start");

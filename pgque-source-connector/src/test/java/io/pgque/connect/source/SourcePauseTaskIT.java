@@ -5,23 +5,15 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
-import io.pgque.connect.source.config.TaskKeys;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -61,8 +53,7 @@ class SourcePauseTaskIT {
     void aFailingEventHoldsBackOnlyItsKeyUntilAnOperatorDeadLettersIt() throws Exception {
         String queue = "pause_task";
         String consumer = "pause-task-src";
-        pg.createQueue(queue);
-        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        subscribe(queue, consumer);
         List<String> keys = pg.keysOnSlot("k", 0, N, 2);
         String a = keys.get(0);
         String b = keys.get(1);
@@ -116,17 +107,11 @@ class SourcePauseTaskIT {
     void anEventWithoutAKeyHasNothingToPauseAndFollowsErrorsTolerance() throws Exception {
         String queue = "pause_keyless";
         String consumer = "pause-keyless-src";
-        pg.createQueue(queue);
-        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+        subscribe(queue, consumer);
         pg.send(queue, List.of(Event.of("t", BAD)));
         pg.tick(queue);
         PgQueSourceTask task = start(queue, consumer, Map.of("pgque.failure.policy", "pause"));
-        ConnectException failure = assertThrows(ConnectException.class, () -> {
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                task.poll();
-            }
-        });
+        ConnectException failure = assertThrows(ConnectException.class, () -> HandDrivenTask.pollUntilFailure(task));
         assertTrue(failure.getMessage().contains("errors.tolerance=all"), failure.getMessage());
         assertEquals(0, pg.queryLong("select count(*) from pgque.blocked_keys(?, ?)", queue, consumer));
     }
@@ -161,6 +146,11 @@ class SourcePauseTaskIT {
         records.forEach(r -> task.commitRecord(r, null));
     }
 
+    private static void subscribe(String queue, String consumer) {
+        pg.createQueue(queue);
+        pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
+    }
+
     private static long queueId(String queue) {
         return pg.queryLong("select queue_id from pgque.queue where queue_name = ?", queue);
     }
@@ -169,28 +159,12 @@ class SourcePauseTaskIT {
         Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
         props.put("pgque.value.format", "json");
         props.putAll(extra);
-        PgQueSourceTask task = new PgQueSourceTask();
-        PluginMetrics plugin = new PluginMetricsImpl(metrics, new HashMap<>(Map.of("connector", consumer, "task",
-                props.get(TaskKeys.TASK_INDEX))));
-        task.initialize(new Context(props, plugin));
-        task.start(props);
+        PgQueSourceTask task = HandDrivenTask.startMetered(props, metrics);
         tasks.add(task);
         return task;
     }
 
     private double metric(String name) {
-        for (Map.Entry<MetricName, KafkaMetric> entry : metrics.metrics().entrySet()) {
-            if (entry.getKey().name().equals(name)) {
-                return ((Number) entry.getValue().metricValue()).doubleValue();
-            }
-        }
-        throw new AssertionError("no metric " + name);
-    }
-
-    private record Context(Map<String, String> configs, PluginMetrics pluginMetrics) implements SourceTaskContext {
-        @Override
-        public OffsetStorageReader offsetStorageReader() {
-            return null;
-        }
+        return HandDrivenTask.metric(metrics, name);
     }
 }
