@@ -44,14 +44,16 @@ CREATE TABLE IF NOT EXISTS pgque.partition_block (
     pb_head_batch bigint,
     pb_released   boolean NOT NULL DEFAULT false,
     pb_set_aside  bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (pb_queue, pb_consumer, pb_key),
-    FOREIGN KEY (pb_queue, pb_consumer) REFERENCES pgque.subscription (sub_queue, sub_consumer) ON DELETE CASCADE
+    PRIMARY KEY (pb_queue, pb_consumer, pb_key)
 );
 
 -- The events of blocked keys, set aside: copies of their event rows (the event tables rotate away),
--- owned by the slot subscription, in event-id order per key. Only keyed events are set aside. No
--- foreign key: its check, one query per event, was two fifths of what setting an event aside cost;
--- they go with their subscription through hook_slot_forget instead.
+-- owned by the slot subscription, in event-id order per key. Only keyed events are set aside.
+--
+-- The three tables of this file have no foreign key to pgque.subscription: creating one would lock
+-- the subscriptions against every read and ack for the rest of an upgrade, and its check, one query
+-- per event, was two fifths of what setting an event aside cost. Their rows go with their slot's
+-- subscription through hook_slot_forget.
 CREATE TABLE IF NOT EXISTS pgque.partition_set_aside (
     sa_queue    int4 NOT NULL,
     sa_consumer int4 NOT NULL,
@@ -68,18 +70,19 @@ CREATE TABLE IF NOT EXISTS pgque.partition_handout (
     ph_key      text NOT NULL,
     ph_batch    bigint NOT NULL,
     ph_through  bigint NOT NULL,
-    PRIMARY KEY (ph_queue, ph_consumer, ph_key),
-    FOREIGN KEY (ph_queue, ph_consumer) REFERENCES pgque.subscription (sub_queue, sub_consumer) ON DELETE CASCADE
+    PRIMARY KEY (ph_queue, ph_consumer, ph_key)
 );
 SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.partition_handout_batch_idx') IS NULL,
     'CREATE INDEX partition_handout_batch_idx ON pgque.partition_handout (ph_batch)');
 
--- Fills hook_slot_forget (45_subscription.sql): a slot unregistered drops its set-aside events
--- (its blocked keys and hand-outs go with the subscription row, by their foreign keys).
+-- Fills hook_slot_forget (45_subscription.sql): a slot unregistered drops its blocked keys, its
+-- hand-outs and its set-aside events.
 CREATE OR REPLACE FUNCTION pgque.hook_slot_forget(i_sub pgque.subscription)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 BEGIN
+    DELETE FROM pgque.partition_block WHERE pb_queue = i_sub.sub_queue AND pb_consumer = i_sub.sub_consumer;
+    DELETE FROM pgque.partition_handout WHERE ph_queue = i_sub.sub_queue AND ph_consumer = i_sub.sub_consumer;
     DELETE FROM pgque.partition_set_aside WHERE sa_queue = i_sub.sub_queue AND sa_consumer = i_sub.sub_consumer;
 END
 $$;
