@@ -9,6 +9,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,6 +101,30 @@ class SourcePauseIT {
         assertEquals(0, fixture.pg.queryLong("select count(*) from pgque.blocked_keys(?, ?)", name, name));
         assertEquals(0, fixture.pg.queryLong("select count(*) from pgque.dlq_inspect(?)", name));
         fixture.connect.deleteConnector(name);
+    }
+
+    /** validate() accepts pause where the engine has it, and names the key where an older engine has not. */
+    @Test
+    void validateNamesAnEngineWithoutThePausePolicy() {
+        Map<String, String> config = fixture.connectorConfig("paused-validate", "paused_validate", 2, 1);
+        fixture.pg.createQueue("paused_validate");
+        config.put("pgque.failure.policy", "pause");
+        assertEquals(0, fixture.connect.validateConnectorConfig("PgQueSourceConnector", config).errorCount());
+
+        QueueFixture older = new QueueFixture("source_pause_older_engine");
+        older.createQueue("paused_validate");
+        older.execute("drop function pgque.pause_partitioned(text, text, int, int, text, pgque.message, interval, text)");
+        config.put("connection.url", older.jdbcUrl());
+        List<String> errors = new ArrayList<>();
+        for (ConfigInfo info : fixture.connect.validateConnectorConfig("PgQueSourceConnector", config).configs()) {
+            if (info.configValue() != null && "pgque.failure.policy".equals(info.configValue().name())) {
+                errors.addAll(info.configValue().errors());
+            }
+        }
+        assertTrue(errors.stream().anyMatch(e -> e.contains("pgque.failure.policy=pause needs an engine with the pause "
+                + "policy (pgque.pause_partitioned)")), errors.toString());
+        config.put("pgque.failure.policy", "skip");
+        assertEquals(0, fixture.connect.validateConnectorConfig("PgQueSourceConnector", config).errorCount());
     }
 
     private static Map<String, String> startConnector(String name) throws InterruptedException {
