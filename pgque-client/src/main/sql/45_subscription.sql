@@ -38,6 +38,17 @@ BEGIN
 END
 $$;
 
+-- Hook, filled by 57_partition_pause.sql: what a partition slot's subscription i_sub (a name
+-- with #) keeps elsewhere goes with it, as its retries do, when it is unregistered. The core keeps
+-- nothing elsewhere.
+CREATE OR REPLACE FUNCTION pgque.hook_slot_forget(i_sub pgque.subscription)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN;
+END
+$$;
+
 -- Internal: the subscription of a consumer, locked for the rest of the transaction (this row
 -- lock is the receive lock), or NULL fields when the consumer is not subscribed.
 CREATE OR REPLACE FUNCTION pgque.sub_lock(i_queue_id int4, i_consumer text)
@@ -214,6 +225,9 @@ BEGIN
         END IF;
     END IF;
     DELETE FROM pgque.retry_queue WHERE ev_queue = q.queue_id AND ev_owner = s.sub_id;
+    IF position('#' IN i_consumer) > 0 THEN
+        PERFORM pgque.hook_slot_forget(s);
+    END IF;
     DELETE FROM pgque.subscription WHERE sub_queue = q.queue_id AND sub_consumer = s.sub_consumer;
     PERFORM pgque.consumer_forget(ARRAY[s.sub_consumer]);
     RETURN 1;

@@ -35,6 +35,19 @@ BEGIN
 END
 $$;
 
+-- Hook, filled by 57_partition_pause.sql: the query over open batch i_batch_id of slot
+-- subscription i_sub (see batch_scan_sql), which a slot may hand out other than the window holds.
+-- The core reads the window.
+CREATE OR REPLACE FUNCTION pgque.hook_slot_scan_sql(i_q pgque.queue, i_sub pgque.subscription, i_snap1 pg_snapshot,
+    i_snap2 pg_snapshot, i_batch_id bigint, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_messages boolean)
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN pgque.window_scan_sql(i_q, i_sub.sub_id, i_snap1, i_snap2, i_after_ev_id, i_limit, i_slot, i_n,
+                                 CASE WHEN i_messages THEN i_batch_id END);
+END
+$$;
+
 -- Internal: refuses a plain call on a partition slot's batch (see sub_refuse_slot).
 CREATE OR REPLACE FUNCTION pgque.batch_refuse_slot(i_batch_id bigint, i_use text)
 RETURNS void
@@ -212,7 +225,8 @@ BEGIN
 END
 $$;
 
--- Internal: window_scan_sql over the window of open batch i_batch_id.
+-- Internal: window_scan_sql over the window of open batch i_batch_id; a slot's batch (i_n given)
+-- through hook_slot_scan_sql.
 CREATE OR REPLACE FUNCTION pgque.batch_scan_sql(i_batch_id bigint, i_after_ev_id bigint, i_limit int,
     i_slot int, i_n int, i_messages boolean)
 RETURNS text
@@ -220,7 +234,7 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg
 DECLARE
     v record;
 BEGIN
-    SELECT q AS queue, sub.sub_id, t1.tick_snapshot AS snap1, t2.tick_snapshot AS snap2
+    SELECT q AS queue, sub, sub.sub_id, t1.tick_snapshot AS snap1, t2.tick_snapshot AS snap2
       INTO v
       FROM pgque.subscription sub
       JOIN pgque.queue q ON q.queue_id = sub.sub_queue
@@ -229,6 +243,10 @@ BEGIN
      WHERE sub.sub_batch = i_batch_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
+    END IF;
+    IF i_n IS NOT NULL THEN
+        RETURN pgque.hook_slot_scan_sql(v.queue, v.sub, v.snap1, v.snap2, i_batch_id, i_after_ev_id, i_limit,
+                                        i_slot, i_n, i_messages);
     END IF;
     RETURN pgque.window_scan_sql(v.queue, v.sub_id, v.snap1, v.snap2, i_after_ev_id, i_limit, i_slot, i_n,
                                  CASE WHEN i_messages THEN i_batch_id END);

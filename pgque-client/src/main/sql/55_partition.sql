@@ -8,11 +8,12 @@
 -- Per-key order holds because every event of a key lands in one slot and a slot has one
 -- reader. Reader role.
 --
--- Layer: mode (README.md), in five files: this one (the tables, slot names, the checks and the
+-- Layer: mode (README.md), in six files: this one (the tables, slot names, the checks and the
 -- consumer's slot-set state that every other reads), 56_partition_subscribe.sql,
--- 57_partition_lease.sql, 58_partition_read.sql (read, ack, nack) and
--- 59_partition_read_ahead.sql, each calling only the core (20_queue.sql to 51_retry.sql) and the
--- partition files before it. 60_resize.sql builds on all five. Fills the core's hooks
+-- 57_partition_lease.sql, 57_partition_pause.sql (the pause failure policy),
+-- 58_partition_read.sql (read, ack, nack) and 59_partition_read_ahead.sql, each calling only the
+-- core (20_queue.sql to 51_retry.sql) and the partition files before it. 60_resize.sql builds on
+-- all six. Fills the core's hooks
 -- hook_batch_end_cap (50_batch.sql) and hook_retry_held_owners (51_retry.sql). The hash of a
 -- partition key, pgque.slot_of(), is the core's (47_window.sql): the core reads a window one hash
 -- class at a time.

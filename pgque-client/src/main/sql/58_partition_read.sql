@@ -6,20 +6,18 @@
 -- Partition keys: reading a slot's batches, acking, nacking and dead-lettering them, each under
 -- the slot's lease (slot_guard). Reader role.
 --
--- Layer: mode, partition (README.md). Calls the core, 55_partition.sql and
--- 57_partition_lease.sql.
+-- Layer: mode, partition (README.md). Calls the core, 55_partition.sql, 57_partition_lease.sql and
+-- 57_partition_pause.sql.
 
 -- Internal: what receive_partitioned and ack_receive_partitioned (i_caller, for messages) do before
 -- they read: check their arguments and the lease (renewing it, taking the receive lock), ack the
 -- slot's open batch if it is i_ack_batch_id (NULL: nothing is acked), and open the slot's next
 -- batch (with i_window_events, over as many ticks as that window holds) or re-issue the open one.
--- The batch's id; NULL when there is none.
+-- The batch's id (NULL when there is none) and the slot's subscription as it stood before.
 CREATE OR REPLACE FUNCTION pgque.slot_batch_open(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
-    i_ack_batch_id bigint, i_max int, i_window_events bigint, i_caller text)
-RETURNS bigint
+    i_ack_batch_id bigint, i_max int, i_window_events bigint, i_caller text,
+    OUT batch_id bigint, OUT sub pgque.subscription)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
-DECLARE
-    s pgque.subscription;
 BEGIN
     IF i_max IS NULL OR i_max < 1 THEN
         RAISE EXCEPTION '%: max must be >= 1, got %', i_caller, i_max USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
@@ -28,13 +26,19 @@ BEGIN
         RAISE EXCEPTION '%: window_events must be >= 1 or NULL, got %', i_caller, i_window_events
             USING ERRCODE = '22023';
     END IF;
-    s := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
-    IF s.sub_batch IS NOT NULL AND s.sub_batch = i_ack_batch_id THEN
-        PERFORM pgque.batch_close(s.sub_batch);
+    sub := pgque.slot_guard(i_queue, i_consumer, i_slot, i_n, i_worker);
+    IF sub.sub_batch IS NOT NULL AND sub.sub_batch = i_ack_batch_id THEN
+        PERFORM pgque.slot_batch_close(sub, sub.sub_batch);
+        sub.sub_batch := NULL;
     END IF;
-    RETURN (SELECT b.batch_id
-              FROM pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
-                                    i_window_events) b);
+    SELECT b.batch_id INTO batch_id
+      FROM pgque.batch_open(i_queue, pgque.slot_consumer_name(i_consumer, i_slot, i_n), NULL, NULL, NULL,
+                            i_window_events) b;
+    -- A batch opened now (not one re-issued): the events of the slot's blocked keys in its window
+    -- are set aside (57_partition_pause.sql).
+    IF batch_id IS NOT NULL AND sub.sub_batch IS NULL THEN
+        PERFORM pgque.slot_block_open(sub, batch_id);
+    END IF;
 END
 $$;
 
@@ -49,8 +53,10 @@ CREATE OR REPLACE FUNCTION pgque.receive_partitioned(i_queue text, i_consumer te
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_batch bigint := pgque.slot_batch_open(i_queue, i_consumer, i_slot, i_n, i_worker, NULL, i_max,
-                                            i_window_events, 'pgque.receive_partitioned');
+    o record := pgque.slot_batch_open(i_queue, i_consumer, i_slot, i_n, i_worker, NULL, i_max,
+                                      i_window_events, 'pgque.receive_partitioned');
+    s pgque.subscription := o.sub;
+    v_batch bigint := o.batch_id;
 BEGIN
     IF v_batch IS NULL THEN
         RETURN;
@@ -58,7 +64,7 @@ BEGIN
     -- batch_first_page, the scan run here: no set-returning layer between it and the reader.
     RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
     IF NOT FOUND THEN
-        PERFORM pgque.batch_close(v_batch);
+        PERFORM pgque.slot_batch_close(s, v_batch);
     END IF;
 END
 $$;
@@ -99,7 +105,7 @@ BEGIN
     IF s.sub_batch IS NULL THEN
         RETURN 0;
     END IF;
-    RETURN pgque.batch_close(s.sub_batch);
+    RETURN pgque.slot_batch_close(s, s.sub_batch);
 END
 $$;
 
@@ -116,7 +122,7 @@ BEGIN
     IF s.sub_batch IS DISTINCT FROM i_batch_id THEN
         RETURN 0;
     END IF;
-    RETURN pgque.batch_close(s.sub_batch);
+    RETURN pgque.slot_batch_close(s, s.sub_batch);
 END
 $$;
 
@@ -165,13 +171,14 @@ CREATE OR REPLACE FUNCTION pgque.ack_receive_partitioned(i_queue text, i_consume
 RETURNS SETOF pgque.message
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
-    v_batch bigint := pgque.slot_batch_open(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_max,
-                                            i_window_events, 'pgque.ack_receive_partitioned');
+    o record := pgque.slot_batch_open(i_queue, i_consumer, i_slot, i_n, i_worker, i_batch_id, i_max,
+                                      i_window_events, 'pgque.ack_receive_partitioned');
+    v_batch bigint := o.batch_id;
 BEGIN
     IF v_batch IS NOT NULL THEN
         RETURN QUERY EXECUTE pgque.batch_scan_sql(v_batch, NULL, i_max, i_slot, i_n, true);
         IF NOT FOUND THEN
-            PERFORM pgque.batch_close(v_batch);
+            PERFORM pgque.slot_batch_close(o.sub, v_batch);
         END IF;
     END IF;
 END

@@ -6,8 +6,8 @@
 -- Partition keys: reading ahead. While a slot's open batch is on its way, its reader may read the
 -- batches that will follow; they are opened once the open batch is acked. Reader role.
 --
--- Layer: mode, partition (README.md). Calls the core, 55_partition.sql and
--- 57_partition_lease.sql.
+-- Layer: mode, partition (README.md). Calls the core, 55_partition.sql, 57_partition_lease.sql and
+-- 57_partition_pause.sql.
 
 -- (addition) Read-ahead, for a slot that is behind: while its open batch i_batch_id is on its
 -- way, its reader may already read the batch that will follow. Which events lie between two
@@ -145,7 +145,8 @@ DECLARE
     s pgque.subscription := pgque.slot_check_lease(i_queue, i_consumer, i_slot, i_n, i_worker, false);
     w record := pgque.read_ahead_ticks_after(s, i_consumer, i_batch_id, i_after_tick, i_window_events);
 BEGIN
-    IF w.to_tick IS NULL THEN
+    -- A slot with a blocked key opens nothing read ahead (open_read_ahead_partitioned): no use reading it.
+    IF w.to_tick IS NULL OR pgque.slot_blocked(s) THEN
         RETURN;
     END IF;
     SELECT * INTO queue FROM pgque.queue q WHERE q.queue_id = s.sub_queue;
@@ -327,7 +328,9 @@ BEGIN
         RAISE EXCEPTION 'batch % was not handed out by the engine; read ahead with read_ahead_window() or a read-ahead query',
             i_batch_id USING ERRCODE = '22023';
     END IF;
+    -- A blocked key's events must be set aside as its batch opens, which only the receive does.
     IF s.sub_last_tick IS DISTINCT FROM i_from_tick OR i_to_tick IS NULL OR i_to_tick <= i_from_tick
+       OR pgque.slot_blocked(s)
        OR i_to_tick > pgque.hook_batch_end_cap(s.sub_queue, i_consumer)
        OR NOT EXISTS (SELECT 1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = i_to_tick)
        OR EXISTS (SELECT 1 FROM pgque.subscription WHERE sub_batch = i_batch_id) THEN

@@ -176,6 +176,9 @@ BEGIN
                               WHERE c.co_name = pgque.slot_consumer_name(i_consumer, pgque.slot_of(d.ev_extra1, pc.n_next), pc.n_next))
      WHERE d.dl_queue_id = q.queue_id AND d.dl_consumer_id = ANY (v_old_cos);
 
+    -- So do blocked keys and the events set aside for them (pause).
+    PERFORM pgque.slot_block_rehome(q.queue_id, i_consumer, pc.n_next, v_old_cos);
+
     -- New lease rows start above every old epoch, so lease epochs stay usable as fencing tokens
     -- across the switch.
     SELECT max(epoch) INTO v_lease_epoch FROM pgque.partition_slot WHERE queue_id = q.queue_id AND co_name = i_consumer;

@@ -18,7 +18,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: BenchMain engine|slots|sink|source|source-throughput|source-latency|source-modes|source-drain|source-transactions|chart [--jdbc-url=jdbc:postgresql://...]");
+            System.err.println("usage: BenchMain engine|slots|pause|sink|source|source-throughput|source-latency|source-modes|source-drain|source-transactions|chart [--jdbc-url=jdbc:postgresql://...]");
             System.exit(2);
         }
         if (args[0].equals("chart")) {
@@ -34,6 +34,7 @@ public final class BenchMain {
             switch (args[0]) {
                 case "engine" -> new EngineBenchmark(server).run();
                 case "slots" -> new SlotBenchmark(server).run();
+                case "pause" -> new PauseBenchmark(server).run();
                 case "sink" -> new SinkBenchmark(server).run();
                 case "source" -> new SourceBenchmark(server).run();
                 case "source-throughput" -> new SourceThroughputBenchmark(server).run();
@@ -42,7 +43,7 @@ public final class BenchMain {
                 case "source-drain" -> new SourceDrainBenchmark(server).run();
                 case "source-transactions" -> new SourceTransactionsBenchmark(server).run();
                 default -> {
-                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, sink, source, source-throughput, source-latency, source-modes, source-drain, source-transactions, chart)");
+                    System.err.println("unknown benchmark: " + args[0] + " (engine, slots, pause, sink, source, source-throughput, source-latency, source-modes, source-drain, source-transactions, chart)");
                     System.exit(2);
                 }
             }

@@ -26,6 +26,8 @@ public final class Slot {
     private static final String NACK = "select pgque.nack_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
             + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
     private static final String DEAD_LETTER = "select pgque.dead_letter_partitioned(?, ?, ?, ?, ?, ?, ?)";
+    private static final String PAUSE = "select pgque.pause_partitioned(?, ?, ?, ?, ?, row(?, ?, null, "
+            + "null, null, null, null, null, null, null)::pgque.message, " + Intervals.PARAM + ", ?)";
 
     private final PartitionedWorker worker;
     private final int slot;
@@ -250,6 +252,31 @@ public final class Slot {
         double seconds = Intervals.seconds(retryAfter);
         worker.db.run(worker.what("nack message " + message.msgId() + " on slot " + slot), c -> Sql.count(c, NACK,
                 worker.args(slot, message.msgId(), message.batchId(), seconds, reason)));
+    }
+
+    /**
+     * The pause failure policy: as {@link #nack}, and the message's key is blocked on the slot until
+     * this message is acked after its redelivery or dead-lettered. The key's later events are set
+     * aside meanwhile, in order and without a retry counted, and come back before any newer event
+     * of the key; every other key of the slot flows. The key's events after this one in the open
+     * batch are set aside too: the caller must not process them (a {@link PausedKeys} tracks it).
+     * The batch stays open, ack it after. Repeating the call for the message in the same batch
+     * gives the same answer.
+     *
+     * @param reason why, kept with the block and, should the message end there, with its dead letter
+     * @return true when the key is blocked; false when the message had been retried the queue's
+     *         {@code max_retries} times and went to the dead letters instead, which leaves the key
+     *         unblocked (process its later events as usual)
+     * @throws InvalidArgumentException  for a message without a partition key: there is no key to block
+     * @throws MessageNotFoundException  for a message not (or no longer) in the slot's open batch
+     * @throws BatchNotFoundException    when the slot has no open batch
+     * @throws SlotFencedException       if another worker took the slot over
+     */
+    public boolean pause(Message message, Duration retryAfter, String reason) {
+        Objects.requireNonNull(message, "message");
+        double seconds = Intervals.seconds(retryAfter);
+        return worker.db.run(worker.what("pause message " + message.msgId() + " on slot " + slot), c -> Sql.one(c,
+                PAUSE, rs -> rs.getBoolean(1), worker.args(slot, message.msgId(), message.batchId(), seconds, reason)));
     }
 
     /**

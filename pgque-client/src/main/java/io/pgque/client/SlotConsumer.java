@@ -33,6 +33,9 @@ public final class SlotConsumer {
             + " as pending_events from pgque.partition_slot_status s "
             + "where queue_name = ? and consumer = ? and n = ? order by slot";
 
+    private static final String BLOCKED_KEYS = "select consumer, slot, n, partition_key, msg_id, blocked_since, "
+            + "state, retry_count, retry_after, set_aside, reason from pgque.blocked_keys(?, ?)";
+
     private final PartitionedWorker worker;
 
     SlotConsumer(Connections db, String queue, String consumer, int n, String workerId,
@@ -164,6 +167,49 @@ public final class SlotConsumer {
     public List<SlotStatus> status() {
         return worker.db.run(worker.what("read slot status"), c -> Sql.list(c, STATUS, SlotConsumer::slotStatus,
                 worker.queue, worker.consumer, worker.n));
+    }
+
+    /**
+     * The keys of this consumer that paused events hold back ({@link Slot#pause}), by slot, with
+     * since when, the event that holds each back and where that event is.
+     */
+    public List<BlockedKey> blockedKeys() {
+        return worker.db.run(worker.what("read blocked keys"), c -> Sql.list(c, BLOCKED_KEYS, SlotConsumer::blockedKey,
+                worker.queue, worker.consumer));
+    }
+
+    /**
+     * For an operator who fixed what made the event holding back {@code key} fail: its
+     * redelivery is due now, not at its retry time (the retry mover brings it back on its next run).
+     *
+     * @return false when the event is not in the retry queue but on its way back already
+     * @throws InvalidArgumentException when the key is not blocked
+     */
+    public boolean retryBlockedKey(String key) {
+        return worker.db.run(worker.what("retry blocked key"), c -> Sql.count(c,
+                "select pgque.retry_blocked_key(?, ?, ?)", worker.queue, worker.consumer, key)) == 1;
+    }
+
+    /**
+     * For an operator who gives up on the event holding back {@code key}: it goes to the dead letters
+     * with {@code reason} and the key resumes, its set-aside events first. Refused (a
+     * {@link PgQueException} with SQLSTATE {@code 55000}) while the event is on its way back to
+     * its slot: call again once the slot's worker has read it.
+     *
+     * @return the dead-lettered event's id
+     * @throws InvalidArgumentException when the key is not blocked, or the reason is empty
+     */
+    public long deadLetterBlockedKey(String key, String reason) {
+        return worker.db.run(worker.what("dead-letter blocked key"), c -> Sql.one(c,
+                "select pgque.dead_letter_blocked_key(?, ?, ?, ?)", rs -> rs.getLong(1),
+                worker.queue, worker.consumer, key, reason));
+    }
+
+    private static BlockedKey blockedKey(ResultSet rs) throws SQLException {
+        return new BlockedKey(rs.getString("consumer"), rs.getInt("slot"), rs.getInt("n"), rs.getString("partition_key"),
+                rs.getLong("msg_id"), Rows.instant(rs, "blocked_since"), rs.getString("state"),
+                rs.getInt("retry_count"), Rows.instant(rs, "retry_after"), rs.getLong("set_aside"),
+                rs.getString("reason"));
     }
 
     private static SlotStatus slotStatus(ResultSet rs) throws SQLException {

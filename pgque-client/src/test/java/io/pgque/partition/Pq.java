@@ -172,6 +172,27 @@ final class Pq {
         return Db.with(ds, c -> nack(c, q, co, slot, n, worker, m, retryAfter));
     }
 
+    /** pause_partitioned of message {@code m}: true when its key is blocked. */
+    static boolean pause(Connection c, String q, String co, int slot, int n, String worker, Msg m, String retryAfter,
+                         String reason) throws SQLException {
+        List<Object> args = new ArrayList<>(List.of(q, co, slot, n, worker));
+        args.addAll(java.util.Arrays.asList(messageArgs(m)));
+        args.add(retryAfter);
+        args.add(reason);
+        return Db.one(c, Boolean.class,
+                "select pgque.pause_partitioned(?::text, ?::text, ?::int, ?::int, ?::text, " + MESSAGE_ROW
+                        + ", ?::interval, ?::text)", args.toArray());
+    }
+
+    static boolean pause(DataSource ds, String q, String co, int slot, int n, String worker, Msg m, String retryAfter) {
+        return Db.with(ds, c -> pause(c, q, co, slot, n, worker, m, retryAfter, null));
+    }
+
+    /** pgque.blocked_keys of one partitioned consumer, in its order. */
+    static List<Map<String, Object>> blockedKeys(DataSource ds, String q, String co) {
+        return Db.rows(ds, "select * from pgque.blocked_keys(?::text, ?::text)", q, co);
+    }
+
     /** The whole open (or next) batch of a slot: receive_partitioned, then read_batch_partitioned pages. */
     static List<Msg> receiveWholeBatch(Connection c, String q, String co, int slot, int n, String worker, int page)
             throws SQLException {

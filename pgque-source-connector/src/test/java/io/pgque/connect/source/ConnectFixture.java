@@ -98,6 +98,16 @@ final class ConnectFixture implements AutoCloseable {
         return config;
     }
 
+    /**
+     * Makes {@code config} exactly-once: the connector's guarantee, Connect's requirement of
+     * exactly-once support from the worker, and a transaction handed over a chunk per poll.
+     */
+    static void exactlyOnce(Map<String, String> config) {
+        config.put("pgque.delivery.guarantee", "exactly_once");
+        config.put("exactly.once.support", "required");
+        config.put("transaction.boundary", "connector");
+    }
+
     /** Sends {@code perKey} events for each key, key by key in turn, {@code perTransaction} per transaction. */
     void sendInterleaved(String queue, int keys, int perKey, int perTransaction) {
         List<Event> pending = new ArrayList<>();

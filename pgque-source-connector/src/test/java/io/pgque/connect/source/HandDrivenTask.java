@@ -6,7 +6,11 @@ package io.pgque.connect.source;
 
 import io.pgque.client.Event;
 import io.pgque.connect.source.config.TaskKeys;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
@@ -73,6 +77,38 @@ final class HandDrivenTask {
         return task;
     }
 
+    /**
+     * A task started with {@code props} in a worker context with no offsets, its plugin metrics
+     * (tagged with the consumer as the connector, and the task index) kept in {@code metrics}.
+     */
+    static PgQueSourceTask startMetered(Map<String, String> props, Metrics metrics) {
+        PgQueSourceTask task = new PgQueSourceTask();
+        PluginMetrics plugin = new PluginMetricsImpl(metrics, Map.of("connector", props.get("pgque.consumer"),
+                "task", props.get(TaskKeys.TASK_INDEX)));
+        task.initialize(new MeteredContext(props, plugin));
+        task.start(props);
+        return task;
+    }
+
+    /** The value of the metric called {@code name} in {@code metrics}. */
+    static double metric(Metrics metrics, String name) {
+        for (Map.Entry<MetricName, KafkaMetric> entry : metrics.metrics().entrySet()) {
+            if (entry.getKey().name().equals(name)) {
+                return ((Number) entry.getValue().metricValue()).doubleValue();
+            }
+        }
+        throw new AssertionError("no metric " + name);
+    }
+
+    /** Polls until the task fails, which it must within 60 s. */
+    static void pollUntilFailure(PgQueSourceTask task) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            task.poll();
+        }
+        throw new AssertionError("the task kept polling without failing for 60 s");
+    }
+
     /** Per key, the first delivery of values {@code key:0 .. key:values-1} follows send order, none missing. */
     static void assertFirstDeliveriesInSendOrder(List<SourceRecord> delivered, List<String> keys, int values) {
         for (String key : keys) {
@@ -100,6 +136,15 @@ final class HandDrivenTask {
             }
         }
         throw new AssertionError("no records within 60 s");
+    }
+
+    /** A worker context stand-in: the task's own keys and plugin metrics, no offsets. */
+    private record MeteredContext(Map<String, String> configs, PluginMetrics pluginMetrics)
+            implements SourceTaskContext {
+        @Override
+        public OffsetStorageReader offsetStorageReader() {
+            return null;
+        }
     }
 
     /** A worker context stand-in: the task's own keys, no offsets, no plugin metrics. */

@@ -18,7 +18,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /** A test database with the engine installed, and the few things tests do to it. */
@@ -148,6 +150,28 @@ final class QueueFixture {
                 rs.next();
                 return rs.getLong(1);
             }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The rows of a query, each as column name to value, in the query's order. */
+    List<Map<String, Object>> rows(String sql, Object... args) {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            List<Map<String, Object>> rows = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    for (int col = 1; col <= rs.getMetaData().getColumnCount(); col++) {
+                        row.put(rs.getMetaData().getColumnLabel(col), rs.getObject(col));
+                    }
+                    rows.add(row);
+                }
+            }
+            return rows;
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
         }

@@ -125,9 +125,7 @@ class SourceCooperativeIT {
         // Batches here hold dozens of events: small chunks make each batch stream through its cursor.
         config.put("pgque.batch.max.events", "16");
         if (exactlyOnce) {
-            config.put("pgque.delivery.guarantee", "exactly_once");
-            config.put("exactly.once.support", "required");
-            config.put("transaction.boundary", "connector");
+            ConnectFixture.exactlyOnce(config);
         }
         fixture.connect.configureConnector(name, config);
         fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 2, name + " did not start");

@@ -170,9 +170,7 @@ class SourceExactlyOnceIT {
         fixture.sendInterleaved(name, KEYS, perKey, KEYS);
         fixture.pg.tick(name);
         Map<String, String> config = fixture.connectorConfig(name, name, SLOTS, 1);
-        config.put("pgque.delivery.guarantee", "exactly_once");
-        config.put("exactly.once.support", "required");
-        config.put("transaction.boundary", "connector");
+        ConnectFixture.exactlyOnce(config);
         fixture.connect.configureConnector(name, config);
         fixture.connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, name + " did not start");
 
@@ -249,9 +247,7 @@ class SourceExactlyOnceIT {
         fixture.connect.kafka().createTopic(name, 3);
         Map<String, String> config = fixture.connectorConfig(name, name, SLOTS, 2);
         config.put("pgque.ticker.enabled", "true");
-        config.put("pgque.delivery.guarantee", "exactly_once");
-        config.put("exactly.once.support", "required");
-        config.put("transaction.boundary", "connector");
+        ConnectFixture.exactlyOnce(config);
         // A task that stops with a batch not yet committed keeps its slot until the lease runs out.
         config.put("pgque.lease.ttl.ms", "3000");
         fixture.connect.configureConnector(name, config);

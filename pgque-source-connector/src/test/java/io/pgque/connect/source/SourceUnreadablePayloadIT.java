@@ -6,15 +6,9 @@ package io.pgque.connect.source;
 
 import io.pgque.client.Event;
 import io.pgque.connect.source.config.TaskKeys;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,7 +61,7 @@ class SourceUnreadablePayloadIT {
                                              long badId) throws InterruptedException {
         for (int attempt = 0; attempt < 2; attempt++) {
             PgQueSourceTask task = start(queue, consumer, props);
-            ConnectException failure = assertThrows(ConnectException.class, () -> pollUntilFailure(task));
+            ConnectException failure = assertThrows(ConnectException.class, () -> HandDrivenTask.pollUntilFailure(task));
             String message = failure.getMessage();
             for (String part : List.of("queue '" + queue + "'", "consumer '" + consumer + "'", reader,
                     "event " + badId + " ", "errors.tolerance=all")) {
@@ -209,36 +203,12 @@ class SourceUnreadablePayloadIT {
             props.remove(TaskKeys.TASK_SLOTS);
         }
         props.putAll(extra);
-        PgQueSourceTask task = new PgQueSourceTask();
-        PluginMetrics plugin = new PluginMetricsImpl(metrics, Map.of("connector", consumer, "task",
-                props.get(TaskKeys.TASK_INDEX)));
-        task.initialize(new Context(props, plugin));
-        task.start(props);
+        PgQueSourceTask task = HandDrivenTask.startMetered(props, metrics);
         tasks.add(task);
         return task;
     }
 
-    private static void pollUntilFailure(PgQueSourceTask task) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            task.poll();
-        }
-        throw new AssertionError("the task kept polling without failing for 60 s");
-    }
-
     private double metric(String name) {
-        for (Map.Entry<MetricName, KafkaMetric> entry : metrics.metrics().entrySet()) {
-            if (entry.getKey().name().equals(name)) {
-                return ((Number) entry.getValue().metricValue()).doubleValue();
-            }
-        }
-        throw new AssertionError("no metric " + name);
-    }
-
-    private record Context(Map<String, String> configs, PluginMetrics pluginMetrics) implements SourceTaskContext {
-        @Override
-        public OffsetStorageReader offsetStorageReader() {
-            return null;
-        }
+        return HandDrivenTask.metric(metrics, name);
     }
 }

@@ -28,6 +28,8 @@ public final class DatabaseChecks {
 
     /** A function every consumer calls (pgque_reader has it). */
     private static final String CONSUME = "pgque.claim_slot(text, text, int, text, interval)";
+    /** What pgque.failure.policy=pause calls: an engine from before the pause policy has no such function. */
+    private static final String PAUSE = "pgque.pause_partitioned(text, text, int, int, text, pgque.message, interval, text)";
     /** What the ticker duty calls (pgque_ticker has them, and pgque_admin, a member of it). */
     private static final List<String> TICK = List.of("pgque.ticker_round(interval)", "pgque.maint()",
             "pgque.maint_rotate_tables_step2()", "pgque.maint_retry_events()");
@@ -111,6 +113,12 @@ public final class DatabaseChecks {
         if (!reader) {
             add(ConnectionConfigDef.USER, "user '" + user + "' cannot consume: grant it pgque_reader "
                     + "(or this database's reader role, when the engine was installed with pgque.role_prefix)");
+        }
+        if (reader && config.failurePolicy() == FailurePolicy.PAUSE && !probe.canExecute(PAUSE)) {
+            add(SourceConfigDef.FAILURE_POLICY, SourceConfigDef.FAILURE_POLICY + "=pause needs an engine with the pause "
+                    + "policy (pgque.pause_partitioned), which the engine in database '" + probe.currentDatabase()
+                    + "' does not have: install the engine bundled with the connector, or set "
+                    + SourceConfigDef.FAILURE_POLICY + "=skip");
         }
         if (config.tickerEnabled()) {
             for (String function : TICK) {

@@ -104,6 +104,15 @@ public class SourceConfig extends AbstractConfig {
         return topic;
     }
 
+    public FailurePolicy failurePolicy() {
+        return FailurePolicy.CHOICE.parse(SourceConfigDef.FAILURE_POLICY, getString(SourceConfigDef.FAILURE_POLICY));
+    }
+
+    /** With {@link FailurePolicy#PAUSE}: how long a paused event waits before it is read again. */
+    public Duration failureRetry() {
+        return Duration.ofMillis(getLong(SourceConfigDef.FAILURE_RETRY_MS));
+    }
+
     public ValueFormat valueFormat() {
         return ValueFormat.CHOICE.parse(SourceConfigDef.VALUE_FORMAT, getString(SourceConfigDef.VALUE_FORMAT));
     }

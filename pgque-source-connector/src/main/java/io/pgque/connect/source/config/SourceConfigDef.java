@@ -48,6 +48,8 @@ public final class SourceConfigDef {
     public static final String PARTITIONER = "pgque.kafka.partitioner";
     public static final String PARTITIONS = "pgque.kafka.partitions";
     public static final String HEADERS = "pgque.headers";
+    public static final String FAILURE_POLICY = "pgque.failure.policy";
+    public static final String FAILURE_RETRY_MS = "pgque.failure.retry.ms";
 
     public static final String LEASE_TTL_MS = "pgque.lease.ttl.ms";
     public static final String POLL_INTERVAL_MS = "pgque.poll.interval.ms";
@@ -77,6 +79,8 @@ public final class SourceConfigDef {
     public static final SourceMode MODE_DEFAULT = SourceMode.ORDERED;
     public static final ValueFormat VALUE_FORMAT_DEFAULT = ValueFormat.STRING;
     public static final KafkaPartitioner PARTITIONER_DEFAULT = KafkaPartitioner.KEY;
+    public static final FailurePolicy FAILURE_POLICY_DEFAULT = FailurePolicy.SKIP;
+    public static final long FAILURE_RETRY_MS_DEFAULT = 60_000L;
     public static final long LEASE_TTL_MS_DEFAULT = 10_000L;
     /** The engine's default lease_max_ttl of a queue: a longer lease is refused. */
     public static final long LEASE_TTL_MS_MAX = 3_600_000L;
@@ -151,6 +155,24 @@ public final class SourceConfigDef {
                         + "UTF-8 bytes as the database sent them, for ByteArrayConverter (the same bytes in Kafka as "
                         + "string with StringConverter, without decoding and encoding every payload)."),
                 KAFKA_GROUP, ++order, Width.SHORT, "Value format", ValueFormat.CHOICE.recommender());
+        def.define(FAILURE_POLICY, Type.STRING, FailurePolicy.CHOICE.label(FAILURE_POLICY_DEFAULT),
+                FailurePolicy.CHOICE.validator(), Importance.MEDIUM,
+                FailurePolicy.CHOICE.document("What an event that cannot become a record (a payload "
+                        + VALUE_FORMAT + " cannot convert, an event type the topic template makes no topic of) does "
+                        + "to its key (ordered mode). skip: errors.tolerance decides (none fails the task, all sends "
+                        + "the event to the queue's dead letters) and the key's later events go on without it. "
+                        + "pause: the event is retried every " + FAILURE_RETRY_MS + " and its key's later events "
+                        + "wait, in order, until it becomes a record or is dead-lettered (after the queue's "
+                        + "max_retries, or by an operator: docs/source.md, Paused keys); every other key flows. "
+                        + "An event without a key has none to pause and follows errors.tolerance. With pause, "
+                        + BATCH_SEND_AHEAD + " has no effect."),
+                KAFKA_GROUP, ++order, Width.SHORT, "Failure policy", FailurePolicy.CHOICE.recommender());
+        def.define(FAILURE_RETRY_MS, Type.LONG, FAILURE_RETRY_MS_DEFAULT, Range.between(0L, 86_400_000L),
+                Importance.LOW,
+                "With " + FAILURE_POLICY + "=pause: how long a paused event waits before it is read again, in "
+                        + "milliseconds (the ticker's retry mover, " + RETRY_INTERVAL_MS + ", brings it back). "
+                        + "The key stays paused for at most the queue's max_retries times this.",
+                KAFKA_GROUP, ++order, Width.SHORT, "Paused event retry (ms)");
         def.define(PARTITIONER, Type.STRING, KafkaPartitioner.CHOICE.label(PARTITIONER_DEFAULT),
                 KafkaPartitioner.CHOICE.validator(), Importance.MEDIUM,
                 KafkaPartitioner.CHOICE.document("Which Kafka partition an event goes to: key lets the producer "

@@ -102,6 +102,12 @@ public final class SourceConfigRules {
             add(problems, SourceConfigDef.PARTITIONER, SourceConfigDef.PARTITIONER + "=slot needs slots, which "
                     + cooperative + " does not have: use " + SourceConfigDef.PARTITIONER + "=key, or " + ordered);
         }
+        if (config.failurePolicy() == FailurePolicy.PAUSE) {
+            add(problems, SourceConfigDef.FAILURE_POLICY, SourceConfigDef.FAILURE_POLICY + "=pause holds back a key on "
+                    + "its slot, and " + cooperative + " has no slots (no per-key order to keep): set "
+                    + SourceConfigDef.FAILURE_POLICY + "=skip (allowed values: "
+                    + String.join(", ", FailurePolicy.CHOICE.labels()) + "), or " + ordered);
+        }
         if (config.consumer().indexOf('.') >= 0) {
             add(problems, SourceConfigDef.CONSUMER, "consumer '" + config.consumer() + "' contains '.', which "
                     + cooperative + " cannot use (the engine names workers \"<consumer>.<worker>\"): set "

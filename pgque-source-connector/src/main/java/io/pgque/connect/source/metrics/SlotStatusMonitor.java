@@ -6,6 +6,7 @@ package io.pgque.connect.source.metrics;
 
 import io.pgque.client.ConsumerInfo;
 import io.pgque.client.PgQue;
+import io.pgque.client.SlotConsumer;
 import io.pgque.client.SlotStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,14 +39,17 @@ public final class SlotStatusMonitor implements AutoCloseable {
     private final Set<Integer> slots;
     private final SourceMetrics metrics;
     private final ScheduledExecutorService scheduler;
+    /** Whether the samples include the slots' blocked keys (pgque.failure.policy=pause). */
+    private final boolean blockedKeys;
     private long lastLogNanos = System.nanoTime();
     private long lastRecords;
     private long lastBatches;
     private boolean failing;
 
     private SlotStatusMonitor(PgQue pgque, String queue, String consumer, int slotCount, Set<Integer> slots,
-                              SourceMetrics metrics, ScheduledExecutorService scheduler) {
+                              SourceMetrics metrics, ScheduledExecutorService scheduler, boolean blockedKeys) {
         this.pgque = pgque;
+        this.blockedKeys = blockedKeys;
         this.queue = queue;
         this.consumer = consumer;
         this.slotCount = slotCount;
@@ -55,17 +59,19 @@ public final class SlotStatusMonitor implements AutoCloseable {
     }
 
     /**
-     * @param logEvery zero for no log line (the samples still feed the metrics)
+     * @param logEvery    zero for no log line (the samples still feed the metrics)
+     * @param blockedKeys whether to sample the slots' blocked keys too (the pause failure policy)
      */
     public static SlotStatusMonitor start(PgQue pgque, String queue, String consumer, int slotCount,
                                           Set<Integer> slots, SourceMetrics metrics, String threadName,
-                                          Duration sampleEvery, Duration logEvery) {
+                                          Duration sampleEvery, Duration logEvery, boolean blockedKeys) {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
             return thread;
         });
-        SlotStatusMonitor monitor = new SlotStatusMonitor(pgque, queue, consumer, slotCount, slots, metrics, scheduler);
+        SlotStatusMonitor monitor = new SlotStatusMonitor(pgque, queue, consumer, slotCount, slots, metrics, scheduler,
+                blockedKeys);
         scheduler.scheduleWithFixedDelay(monitor::sample, 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
         if (!logEvery.isZero()) {
             scheduler.scheduleWithFixedDelay(monitor::logLine, logEvery.toMillis(), logEvery.toMillis(),
@@ -80,7 +86,8 @@ public final class SlotStatusMonitor implements AutoCloseable {
             for (ConsumerInfo info : pgque.queues().consumerInfo(queue)) {
                 bySubscription.put(info.consumerName(), info);
             }
-            List<SlotStatus> statuses = pgque.slotConsumer(queue, consumer, slotCount, "monitor").status();
+            SlotConsumer slotConsumer = pgque.slotConsumer(queue, consumer, slotCount, "monitor");
+            List<SlotStatus> statuses = slotConsumer.status();
             for (SlotStatus status : statuses) {
                 if (!slots.contains(status.slot())) {
                     continue;
@@ -89,6 +96,9 @@ public final class SlotStatusMonitor implements AutoCloseable {
                 long lag = info == null || info.lag() == null ? -1 : info.lag().toMillis();
                 long pending = status.pendingEvents() == null ? -1 : status.pendingEvents();
                 metrics.sampled(status.slot(), new SlotSample(pending, lag, status.leaseOwner(), status.epoch()));
+            }
+            if (blockedKeys) {
+                metrics.blockedKeysSampled(BlockedKeysSample.of(slotConsumer.blockedKeys(), slots));
             }
             failing = false;
         } catch (RuntimeException e) {
@@ -107,10 +117,12 @@ public final class SlotStatusMonitor implements AutoCloseable {
         StringJoiner perSlot = new StringJoiner(", ");
         metrics.samples().forEach((slot, s) -> perSlot.add(slot + ": pending=" + s.pendingEvents() + " lag="
                 + s.lagMillis() + "ms epoch=" + s.epoch() + (s.leaseOwner() == null ? " (unleased)" : "")));
-        log.info("Queue {} consumer {}: {} records/s, {} batches/s, leases taken {} lost {}; slots [{}]",
+        BlockedKeysSample blocked = metrics.blockedKeys();
+        log.info("Queue {} consumer {}: {} records/s, {} batches/s, leases taken {} lost {}; slots [{}]{}",
                 queue, consumer, String.format("%.1f", (records - lastRecords) / seconds),
                 String.format("%.2f", (batches - lastBatches) / seconds), metrics.leasesAcquired(),
-                metrics.leasesLost(), perSlot);
+                metrics.leasesLost(), perSlot, blocked.keys() == 0 ? "" : "; " + blocked.keys()
+                        + " blocked key(s), the oldest for " + blocked.oldestAgeMillis(System.currentTimeMillis()) + " ms");
         lastLogNanos = now;
         lastRecords = records;
         lastBatches = batches;

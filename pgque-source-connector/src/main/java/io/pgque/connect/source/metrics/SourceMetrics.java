@@ -39,6 +39,9 @@ public final class SourceMetrics implements StreamEvents {
     private final LongAdder batchesSentAhead = new LongAdder();
     private final LongAdder batchesReadAheadWithoutScan = new LongAdder();
     private final LongAdder eventsDeadLettered = new LongAdder();
+    private final LongAdder eventsPaused = new LongAdder();
+    /** The task's slots' blocked keys (pgque.failure.policy=pause), as last sampled. */
+    private volatile BlockedKeysSample blocked = BlockedKeysSample.NONE;
     private final Map<Integer, SlotSample> samples = new ConcurrentHashMap<>();
     private final PluginMetrics plugin;
     private final List<MetricName> registered = new ArrayList<>();
@@ -52,6 +55,7 @@ public final class SourceMetrics implements StreamEvents {
     private final Sensor withoutScanSensor;
     private final Sensor sentAheadSensor;
     private final Sensor deadLetteredSensor;
+    private final Sensor pausedSensor;
 
     /** @param plugin Connect's plugin metrics, or null where there are none (unit tests) */
     public SourceMetrics(PluginMetrics plugin, List<Integer> slots) {
@@ -63,7 +67,7 @@ public final class SourceMetrics implements StreamEvents {
             sensors = null;
             recordsSensor = batchesSensor = acquiredSensor = lostSensor = skippedSensor = readAheadSensor = sentAheadSensor = null;
             withoutScanSensor = null;
-            deadLetteredSensor = null;
+            deadLetteredSensor = pausedSensor = null;
             return;
         }
         sensors = new TaskSensors(plugin);
@@ -90,6 +94,12 @@ public final class SourceMetrics implements StreamEvents {
         deadLetteredSensor = sensors.counter("pgque-events-dead-lettered", "events-dead-lettered-total",
                 "Events moved to the queue's dead letters because their payload could not be converted "
                         + "(errors.tolerance=all)");
+        pausedSensor = sensors.counter("pgque-events-paused", "events-paused-total",
+                "Events that could not become records and paused their key (pgque.failure.policy=pause)");
+        gauge("blocked-keys", "Keys of the task's slots that a paused event holds back (pgque.failure.policy=pause)",
+                null, (config, now) -> blocked.keys());
+        gauge("oldest-block-age-ms", "How long the longest-blocked key of the task's slots has been blocked, in "
+                + "milliseconds; 0 when none is", null, (config, now) -> blocked.oldestAgeMillis(now));
         for (int slot : slots) {
             gauge("slot-pending-events", "Events waiting for the slot, as the engine estimates them", slot,
                     (config, now) -> samples.getOrDefault(slot, SlotSample.UNKNOWN).pendingEvents());
@@ -159,6 +169,25 @@ public final class SourceMetrics implements StreamEvents {
         record(deadLetteredSensor, 1);
     }
 
+    /** An event was paused (its key blocked) because it could not become a record; called on the poll thread. */
+    public void eventPaused() {
+        eventsPaused.increment();
+        record(pausedSensor, 1);
+    }
+
+    void blockedKeysSampled(BlockedKeysSample sample) {
+        blocked = sample;
+    }
+
+    /** The task's slots' blocked keys as last sampled. */
+    public BlockedKeysSample blockedKeys() {
+        return blocked;
+    }
+
+    public long eventsPaused() {
+        return eventsPaused.sum();
+    }
+
     void sampled(int slot, SlotSample sample) {
         samples.put(slot, sample);
     }
@@ -222,9 +251,12 @@ public final class SourceMetrics implements StreamEvents {
         sensors.close();
     }
 
-    private void gauge(String name, String description, int slot, Gauge<Long> gauge) {
+    /** A gauge of the task, or with {@code slot} not null of one of its slots (tag {@code slot}). */
+    private void gauge(String name, String description, Integer slot, Gauge<Long> gauge) {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-        tags.put("slot", Integer.toString(slot));
+        if (slot != null) {
+            tags.put("slot", Integer.toString(slot));
+        }
         MetricName metric = plugin.metricName(name, description, tags);
         if (PluginGauges.register(plugin, metric, gauge)) {
             registered.add(metric);

@@ -6,6 +6,7 @@ package io.pgque.connect.source.ordered;
 
 import io.pgque.client.PgQue;
 import io.pgque.client.SlotConsumer;
+import io.pgque.connect.source.config.FailurePolicy;
 import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.TaskKeys;
@@ -113,7 +114,8 @@ public final class OrderedMode implements TaskMode {
                 resources.metrics(), resources.positions(), resources.boundary(), readAhead(config));
         SlotStatusMonitor monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                 new HashSet<>(slots), resources.metrics(), "pgque-monitor-" + resources.connector() + "-"
-                        + resources.task(), SAMPLE_EVERY, config.metricsLogInterval());
+                        + resources.task(), SAMPLE_EVERY, config.metricsLogInterval(),
+                config.failurePolicy() == FailurePolicy.PAUSE);
         return new PolledSlotSet(consumer, stream, monitor);
     }
 
@@ -123,8 +125,10 @@ public final class OrderedMode implements TaskMode {
      * database is the one the URL names).
      */
     private static ReadAheadSettings readAhead(SourceConfig config) {
+        // A batch sent ahead is not open yet, so an event of it that fails could not pause its key.
+        boolean sendAhead = config.batchSendAhead() && config.failurePolicy() != FailurePolicy.PAUSE;
         return config.batchReadAhead()
-                ? new ReadAheadSettings(config.slots(), ReadAheadSettings.PAGE_CHUNKS, config.batchSendAhead(),
+                ? new ReadAheadSettings(config.slots(), ReadAheadSettings.PAGE_CHUNKS, sendAhead,
                         config.connection().url())
                 : ReadAheadSettings.OFF;
     }

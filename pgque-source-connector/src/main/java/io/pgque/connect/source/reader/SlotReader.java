@@ -6,6 +6,7 @@ package io.pgque.connect.source.reader;
 
 import io.pgque.client.BatchNotFoundException;
 import io.pgque.client.BatchPage;
+import io.pgque.client.Message;
 import io.pgque.client.OpenedBatch;
 import io.pgque.client.Slot;
 import io.pgque.client.SlotConsumer;
@@ -111,6 +112,11 @@ public final class SlotReader implements BatchReader {
     @Override
     public void deadLetter(long msgId, String reason) {
         slot.deadLetter(msgId, reason);
+    }
+
+    @Override
+    public boolean pause(Message message, Duration retryAfter, String reason) {
+        return slot.pause(message, retryAfter, reason);
     }
 
     /** Renews the lease by claiming again: a missing answer is not proof of loss, the ack will tell. */

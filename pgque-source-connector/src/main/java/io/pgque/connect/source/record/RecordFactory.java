@@ -5,6 +5,7 @@
 package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
+import io.pgque.client.PausedKeys;
 import io.pgque.connect.source.config.EventHeaders;
 import io.pgque.connect.source.offsets.SourceOffsets;
 import org.apache.kafka.connect.data.Schema;
@@ -43,19 +44,35 @@ public final class RecordFactory {
     }
 
     /**
-     * The record for {@code message} read by {@code from}, or null when its payload could not be
-     * converted and the {@link UnreadableEvents} policy moved it to {@code deadLetters}: the
-     * ticket has then counted it as done, and the caller leaves it out of what it hands to Connect.
+     * The record for {@code message} read by {@code from}, or null when it could not be made and
+     * the {@link UnreadableEvents} policy moved it to {@code deadLetters} or paused it: the ticket
+     * has then counted it as done, and the caller leaves it out of what it hands to Connect.
      */
     public TrackedRecord create(Message message, ReaderId from, UnreadableEvents.DeadLetters deadLetters,
                                 DeliveryTicket ticket) {
+        return create(message, from, deadLetters, ticket, null);
+    }
+
+    /**
+     * {@link #create(Message, ReaderId, UnreadableEvents.DeadLetters, DeliveryTicket)}, noting in
+     * {@code paused} a key the policy paused: its later events of the batch are not to be sent.
+     */
+    public TrackedRecord create(Message message, ReaderId from, UnreadableEvents.DeadLetters deadLetters,
+                                DeliveryTicket ticket, PausedKeys paused) {
         // Named only in error messages: not built for every record.
         Supplier<String> where = () -> from.where(message);
         SchemaAndValue value;
+        String topic = null;
         try {
             value = values.valueOf(message, where);
+            if (unreadable.pauses()) {
+                // An event no topic can take pauses its key too; under skip it fails the task, as it always did.
+                topic = topics.topicOf(message.type(), where);
+            }
         } catch (DataException e) {
-            unreadable.handle(message, deadLetters, where.get(), e);
+            if (unreadable.handle(message, deadLetters, where.get(), e) && paused != null) {
+                paused.paused(message);
+            }
             ticket.delivered();
             return null;
         }
@@ -63,7 +80,7 @@ public final class RecordFactory {
         return new TrackedRecord(
                 from.sourcePartition(),
                 SourceOffsets.offset(message.batchId(), message.msgId()),
-                topics.topicOf(message.type(), where),
+                topic != null ? topic : topics.topicOf(message.type(), where),
                 from.kafkaPartition(partitions),
                 Schema.OPTIONAL_STRING_SCHEMA, message.extra1(),
                 value.schema(), value.value(),

@@ -88,8 +88,13 @@ final class Chunks {
         List<Message> toSend = batch.take(chunk);
         List<SourceRecord> out = new ArrayList<>(toSend.size());
         for (Message message : toSend) {
-            SourceRecord record = records.create(message, from, lane.reader(), batch.ticket());
-            if (record != null) { // null: dead-lettered as unreadable, and counted as delivered
+            if (batch.paused().heldBack(message)) {
+                // Its key was paused earlier in the batch: the engine set it aside, to come after that event.
+                batch.ticket().delivered();
+                continue;
+            }
+            SourceRecord record = records.create(message, from, lane.reader(), batch.ticket(), batch.paused());
+            if (record != null) { // null: dead-lettered or paused, and counted as delivered
                 out.add(record);
             }
         }

@@ -6,6 +6,7 @@ package io.pgque.connect.source.stream;
 
 import io.pgque.connect.source.reader.RestOfBatch;
 import io.pgque.client.Message;
+import io.pgque.client.PausedKeys;
 import io.pgque.connect.source.record.DeliveryTicket;
 
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.List;
 public final class StreamedBatch implements DeliveryTicket {
 
     private final long batchId;
+    private final PausedKeys paused = new PausedKeys();
     private final ReadPosition position = new ReadPosition();
     private final DeliveryCount delivery;
 
@@ -29,6 +31,11 @@ public final class StreamedBatch implements DeliveryTicket {
     StreamedBatch(long batchId, int chunkSize, Runnable wake) {
         this.batchId = batchId;
         this.delivery = new DeliveryCount(chunkSize, wake);
+    }
+
+    /** The keys paused in this batch (pgque.failure.policy=pause): their later events are not sent. */
+    PausedKeys paused() {
+        return paused;
     }
 
     /** What each record of the batch reports to once Kafka has it. */

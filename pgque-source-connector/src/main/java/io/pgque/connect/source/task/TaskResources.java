@@ -12,6 +12,7 @@ import io.pgque.connect.common.metrics.PluginMetricsSupport;
 import io.pgque.connect.common.metrics.QueueGauges;
 import io.pgque.connect.common.pool.DataSourceFactory;
 import io.pgque.connect.common.probe.DatabaseProbe;
+import io.pgque.connect.source.config.FailurePolicy;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.TaskKeys;
@@ -116,8 +117,10 @@ public final class TaskResources {
 
     /** Records built per the configuration; unreadable events go to the reader's dead letters as configured. */
     public RecordFactory records(KafkaPartitionChooser partitions) {
+        UnreadableEvents.Pausing pausing = config.failurePolicy() == FailurePolicy.PAUSE
+                ? new UnreadableEvents.Pausing(config.failureRetry(), metrics::eventPaused) : null;
         return new RecordFactory(new TopicRouter(config.topic()), RecordValues.of(config.valueFormat()), partitions,
-                UnreadableEvents.of(props, metrics::eventDeadLettered), config.headers());
+                UnreadableEvents.of(props, metrics::eventDeadLettered, pausing), config.headers());
     }
 
     /** How the mode's stream paces its readers; {@code keepAlive}: a third of the lease TTL or dead interval. */

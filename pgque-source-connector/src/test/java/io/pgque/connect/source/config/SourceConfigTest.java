@@ -110,6 +110,8 @@ class SourceConfigTest {
         assertRejected("pgque.kafka.partitions", "0", "between 1 and");
         assertRejected("pgque.consumer", "a#b", "'#'");
         assertRejected("pgque.mode", "unordered", "ordered, cooperative");
+        assertRejected("pgque.failure.policy", "retry", "skip, pause");
+        assertRejected("pgque.failure.retry.ms", "-1", "at least 0");
         assertRejected("topic", "orders.${topic}", "${type}");
         assertRejected("pgque.queue", "", "pgque.queue");
     }
@@ -178,6 +180,25 @@ class SourceConfigTest {
         assertEquals(SourceMode.COOPERATIVE, config.mode());
         assertTrue(SourceConfigRules.check(config, "16").isEmpty(), "any tasks.max: tasks take batches in turn");
         assertThrows(ConfigException.class, config::slots);
+    }
+
+    @Test
+    void theFailurePolicyIsSkipUnlessTheConnectorPausesKeys() {
+        assertEquals(FailurePolicy.SKIP, new SourceConfig(minimal()).failurePolicy());
+        SourceConfig paused = new SourceConfig(with("pgque.failure.policy", "PAUSE"));
+        assertEquals(FailurePolicy.PAUSE, paused.failurePolicy());
+        assertEquals(java.time.Duration.ofMinutes(1), paused.failureRetry());
+        assertTrue(rules(with("pgque.failure.policy", "pause"), null).isEmpty());
+    }
+
+    @Test
+    void cooperativeModeHasNoKeyToPause() {
+        Map<String, String> props = with("pgque.mode", "cooperative");
+        props.remove("pgque.slots");
+        props.put("pgque.failure.policy", "pause");
+        String message = rules(props, null).get("pgque.failure.policy").get(0);
+        assertTrue(message.contains("pgque.failure.policy=pause holds back a key on its slot"), message);
+        assertTrue(message.contains("allowed values: skip, pause"), message);
     }
 
     @Test

@@ -5,6 +5,7 @@
 package io.pgque.connect.source.record;
 
 import io.pgque.client.Message;
+import io.pgque.client.PausedKeys;
 import io.pgque.connect.common.template.Template;
 import io.pgque.connect.source.config.EventHeaders;
 import io.pgque.connect.source.config.SourceConfigDef;
@@ -16,6 +17,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -95,6 +97,57 @@ class RecordFactoryTest {
 
         record.ticket().delivered();
         assertEquals(1, delivered.get());
+    }
+
+    /** A reader whose pauses are recorded: each blocks its key unless {@code blocks} is false. */
+    private record Pauses(List<Long> paused, boolean blocks) implements UnreadableEvents.DeadLetters {
+        @Override
+        public void deadLetter(long msgId, String reason) {
+            throw new AssertionError("nothing is dead-lettered here");
+        }
+
+        @Override
+        public boolean pause(Message message, Duration retryAfter, String reason) {
+            paused.add(message.msgId());
+            return blocks;
+        }
+    }
+
+    private static RecordFactory pausing(String topic, ValueFormat format, AtomicInteger pausedCount) {
+        return new RecordFactory(new TopicRouter(Template.parse("topic", topic, SourceConfigDef.TOPIC_PLACEHOLDERS)),
+                RecordValues.of(format), KafkaPartitionChooser.byKey(),
+                UnreadableEvents.of(Map.of(), () -> { }, new UnreadableEvents.Pausing(Duration.ofSeconds(1),
+                        pausedCount::incrementAndGet)), EventHeaders.ALL);
+    }
+
+    @Test
+    void underThePausePolicyAnEventThatCannotBecomeARecordPausesItsKey() {
+        AtomicInteger pausedCount = new AtomicInteger();
+        AtomicInteger delivered = new AtomicInteger();
+        Pauses reader = new Pauses(new ArrayList<>(), true);
+        PausedKeys paused = new PausedKeys();
+        Message notJson = new Message(44, 7, "t", "{not json", 0, CREATED, "customer-9", null, null, null);
+        assertNull(pausing("orders", ValueFormat.JSON, pausedCount).create(notJson, SLOT_3, reader,
+                delivered::incrementAndGet, paused));
+        assertEquals(List.of(44L), reader.paused());
+        assertEquals(1, pausedCount.get());
+        assertEquals(1, delivered.get(), "done as far as the batch goes");
+        assertTrue(paused.heldBack(new Message(45, 7, "t", "{}", 0, CREATED, "customer-9", null, null, null)));
+        assertFalse(paused.heldBack(new Message(46, 7, "t", "{}", 0, CREATED, "customer-8", null, null, null)));
+
+        // No topic for its type: paused as well (under skip it fails the task, as it always did).
+        Message untyped = new Message(47, 7, "", "{}", 0, CREATED, "customer-7", null, null, null);
+        assertNull(pausing("${type}", ValueFormat.STRING, pausedCount).create(untyped, SLOT_3, reader,
+                () -> { }, paused));
+        assertEquals(List.of(44L, 47L), reader.paused());
+        assertThrows(DataException.class, () -> factory("${type}", ValueFormat.STRING,
+                KafkaPartitionChooser.byKey()).create(untyped, SLOT_3, NO_DEAD_LETTERS, () -> { }));
+
+        // Dead-lettered at max_retries instead: nothing held back.
+        PausedKeys none = new PausedKeys();
+        assertNull(pausing("orders", ValueFormat.JSON, pausedCount).create(notJson, SLOT_3,
+                new Pauses(new ArrayList<>(), false), () -> { }, none));
+        assertEquals(java.util.Set.of(), none.keys());
     }
 
     @Test
