@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS pgque.partition_handout (
     ph_through  bigint NOT NULL,
     PRIMARY KEY (ph_queue, ph_consumer, ph_key)
 );
-SELECT pg_temp.pgque_ddl_if(to_regclass('pgque.partition_handout_batch_idx') IS NULL,
+CALL pg_temp.pgque_ddl_if(to_regclass('pgque.partition_handout_batch_idx') IS NULL,
     'CREATE INDEX partition_handout_batch_idx ON pgque.partition_handout (ph_batch)');
 
 -- Fills hook_slot_forget (45_subscription.sql): a slot unregistered drops its blocked keys, its
