@@ -234,7 +234,7 @@ SELECT q.queue_name,
        ps.lease_until,
        coalesce(ps.epoch, 0) AS epoch,
        s.sub_last_tick AS last_tick,
-       greatest(lt.tick_event_seq - ct.tick_event_seq, 0) AS pending_events,
+       CASE WHEN s.sub_id IS NOT NULL THEN greatest(lt.tick_event_seq - ct.tick_event_seq, 0) END AS pending_events,
        g.slot_set,
        pc.resize_state,
        pc.epoch AS resize_epoch,
@@ -248,7 +248,10 @@ SELECT q.queue_name,
        END AS blocked_by,
        tb.unticked_events,
        tb.ticker_lag,
-       greatest((lt.tick_event_seq - lt.tick_forced_ids) - (ct.tick_event_seq - ct.tick_forced_ids), 0) AS backlog_events
+       CASE WHEN s.sub_id IS NOT NULL
+            THEN greatest((lt.tick_event_seq - lt.tick_forced_ids) - (ct.tick_event_seq - ct.tick_forced_ids), 0)
+       END AS backlog_events,
+       s.sub_id IS NOT NULL AS subscribed
   FROM pgque.partition_consumer pc
   JOIN pgque.queue q ON q.queue_id = pc.queue_id
  CROSS JOIN LATERAL pgque.tick_backlog(q.queue_id) tb

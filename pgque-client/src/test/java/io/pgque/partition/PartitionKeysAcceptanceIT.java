@@ -274,6 +274,24 @@ class PartitionKeysAcceptanceIT {
     }
 
     @Test
+    void us12_6_a_slot_not_subscribed_yet_shows_unsubscribed_with_unknown_lag() {
+        String q = newQueue("q126f");
+        Pq.subscribeSlot(ds, q, "cw", 0, 2);
+        Pq.send(ds, q, "evt", "x", "tenant-A");
+        Pq.send(ds, q, "evt", "y", "tenant-B");
+        Pq.tick(ds, q);
+        Map<String, Object> subscribed = Pq.status(ds, q, "cw", 0);
+        assertEquals(Boolean.TRUE, subscribed.get("subscribed"), subscribed.toString());
+        assertTrue(((Number) subscribed.get("pending_events")).longValue() > 0, subscribed.toString());
+        // Reading 0 here would tell an operator the missing slot is caught up.
+        Map<String, Object> missing = Pq.status(ds, q, "cw", 1);
+        assertEquals(Boolean.FALSE, missing.get("subscribed"), missing.toString());
+        assertNull(missing.get("last_tick"), missing.toString());
+        assertNull(missing.get("pending_events"), missing.toString());
+        assertNull(missing.get("backlog_events"), missing.toString());
+    }
+
+    @Test
     void us12_6_claim_shows_owner_on_that_slot_only() {
         String q = queueWithSlots("q126d", 2);
         assertNotNull(Pq.claim(ds, q, "cw", 0, "acc-a"));
