@@ -6,10 +6,8 @@ package io.pgque.client;
 
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -30,13 +28,13 @@ public final class ReadAheadGroup {
 
     private final PartitionedWorker worker;
     private final List<Integer> slots;
-    /** Where the windows are shared with the other groups of this process reading the consumer; null: not shared. */
-    private final String scope;
+    /** Where the windows are shared with other readers' groups of the consumer; null: not shared. */
+    private final ScanSharing sharing;
     private final SharedWindows windows;
     private final AheadPages pages;
     private boolean left;
 
-    ReadAheadGroup(PartitionedWorker worker, Collection<Integer> slots, String scope) {
+    ReadAheadGroup(PartitionedWorker worker, Collection<Integer> slots, ScanSharing sharing) {
         this.worker = worker;
         TreeSet<Integer> sorted = new TreeSet<>();
         for (Integer slot : slots) {
@@ -46,12 +44,12 @@ public final class ReadAheadGroup {
             sorted.add(slot);
         }
         this.slots = List.copyOf(sorted);
-        this.scope = scope;
-        if (scope == null) {
+        this.sharing = sharing;
+        if (sharing == null) {
             this.windows = new SharedWindows(worker.n);
             this.windows.join(this.slots);
         } else {
-            this.windows = SharedScans.join(scope, worker.queue, worker.consumer, worker.n, this.slots);
+            this.windows = sharing.join(worker.queue, worker.consumer, worker.n, this.slots);
         }
         this.pages = new AheadPages(worker);
     }
@@ -131,26 +129,15 @@ public final class ReadAheadGroup {
             }
             left = true;
         }
-        if (scope == null) {
+        if (sharing == null) {
             windows.leave(slots);
         } else {
-            SharedScans.leave(scope, worker.queue, worker.consumer, worker.n, slots, windows);
+            sharing.leave(worker.queue, worker.consumer, worker.n, slots, windows);
         }
-    }
-
-    /**
-     * The slots of {@code consumer} that groups of this process still read through the windows of
-     * {@code scope}, by the N of the slot set: those of every group made with
-     * {@link SlotConsumer#readAheadGroup(Collection, String)} and not yet {@link #clear}ed. Windows
-     * of an N nobody reads any more should be gone, or a later group of that N would scan for
-     * slots that are not read; this lets a reader's owner check that it gave its groups back.
-     */
-    public static Map<Integer, Set<Integer>> sharedSlots(String scope, String queue, String consumer) {
-        return SharedScans.joined(scope, queue, consumer);
     }
 
     @Override
     public String toString() {
-        return "ReadAheadGroup{consumer=" + worker.consumer + ", slots=" + slots + (scope != null ? ", shared" : "") + "}";
+        return "ReadAheadGroup{consumer=" + worker.consumer + ", slots=" + slots + (sharing != null ? ", " + sharing : "") + "}";
     }
 }

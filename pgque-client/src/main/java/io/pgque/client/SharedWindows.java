@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * window kept is never wrong, only possibly of no further use: windows a slot has passed are
  * dropped when it reads on, and at most {@link #WINDOWS_KEPT} are kept per slot. The slots a scan
  * reads for are the members': the slots of every group that joined, which may be several readers
- * of one process ({@link SharedScans}). While one member scans a window, another that is handed
+ * given one {@link ScanSharing}. While one member scans a window, another that is handed
  * the same window waits for that scan rather than scanning it too. Thread-safe.
  */
 final class SharedWindows {

@@ -138,17 +138,16 @@ public final class SlotConsumer {
     }
 
     /**
-     * {@link #readAheadGroup} whose scans read for the slots of every other group of this process
-     * that reads this consumer in {@code scope} (the readers of one application on one database,
-     * say, under different worker ids): one scan of a window then serves all of them, and while one
+     * {@link #readAheadGroup} whose scans read for the slots of every other group of this consumer
+     * and N given the same {@code sharing} (the readers of one application on one database, say,
+     * under different worker ids): one scan of a window then serves all of them, and while one
      * group scans a window, another handed the same window waits for it. Call
      * {@link ReadAheadGroup#clear} when the group stops reading.
      *
-     * @param scope what the sharing groups have in common beyond the queue, consumer and N (the
-     *              database they read, say); groups of different scopes never share
+     * @throws IllegalStateException when {@code sharing} is closed
      */
-    public ReadAheadGroup readAheadGroup(Collection<Integer> slots, String scope) {
-        return new ReadAheadGroup(worker, slots, java.util.Objects.requireNonNull(scope, "scope"));
+    public ReadAheadGroup readAheadGroup(Collection<Integer> slots, ScanSharing sharing) {
+        return new ReadAheadGroup(worker, slots, java.util.Objects.requireNonNull(sharing, "sharing"));
     }
 
     /**

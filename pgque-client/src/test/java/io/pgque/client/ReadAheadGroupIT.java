@@ -284,13 +284,13 @@ class ReadAheadGroupIT {
     }
 
     /**
-     * Two groups of one scope (two workers of one process, as two tasks of a connector in one
+     * Two groups of one sharing (two workers of one process, as two tasks of a connector in one
      * Connect worker) share their scans: one group's scan of a window reads for the other's slots
      * too, and the other, handed the same window while that scan runs, waits for it rather than
      * scanning too. The scan is held on a lock of the event table until the second group waits.
      */
     @Test
-    void groupsOfOneScopeShareTheirScansAndWaitForOneAnother() throws Exception {
+    void groupsOfOneSharingShareTheirScansAndWaitForOneAnother() throws Exception {
         String q = "q_group_scope";
         admin.queues().create(q);
         SlotConsumer a = reader.slotConsumer(q, "g", N, "task-a");
@@ -301,9 +301,11 @@ class ReadAheadGroupIT {
         for (int slot : ALL) {
             (slot < 2 ? a : b).slot(slot).claim(TTL).orElseThrow();
         }
-        ReadAheadGroup groupA = a.readAheadGroup(List.of(0, 1), "db");
-        ReadAheadGroup groupB = b.readAheadGroup(List.of(2, 3), "db");
-        ReadAheadGroup elsewhere = b.readAheadGroup(List.of(2, 3), "another db");
+        ScanSharing shared = new ScanSharing("db");
+        ScanSharing anotherDb = new ScanSharing("another db");
+        ReadAheadGroup groupA = a.readAheadGroup(List.of(0, 1), shared);
+        ReadAheadGroup groupB = b.readAheadGroup(List.of(2, 3), shared);
+        ReadAheadGroup elsewhere = b.readAheadGroup(List.of(2, 3), anotherDb);
         Map<Integer, ReadAhead> read = new java.util.concurrent.ConcurrentHashMap<>();
         try (java.sql.Connection lock = db.superuser().getConnection()) {
             lock.setAutoCommit(false);
@@ -340,18 +342,20 @@ class ReadAheadGroupIT {
         assertEquals(200, total);
 
         ReadAhead apart = elsewhere.readFirstPage(3, 1_000).orElseThrow();
-        assertFalse(apart.shared(), "a group of another scope scans for itself");
+        assertFalse(apart.shared(), "a group of another sharing scans for itself");
         assertEquals(payloads(read.get(3)), payloads(apart));
         assertEquals(1, elsewhere.scanned());
-        assertEquals(1, groupA.scanned(), "and leaves the scope's windows alone");
+        assertEquals(1, groupA.scanned(), "and leaves the sharing's windows alone");
 
         groupA.clear();
         groupB.clear();
         groupB.clear();
-        ReadAheadGroup again = a.readAheadGroup(List.of(0, 1), "db");
-        assertEquals(0, again.scanned(), "the last group to leave dropped the scope's windows");
+        ReadAheadGroup again = a.readAheadGroup(List.of(0, 1), shared);
+        assertEquals(0, again.scanned(), "the last group to leave dropped the sharing's windows");
         again.clear();
         elsewhere.clear();
+        assertTrue(shared.isEmpty());
+        assertTrue(anotherDb.isEmpty());
     }
 
     private static long waitingOnALock() {
@@ -366,34 +370,43 @@ class ReadAheadGroupIT {
     }
 
     /**
-     * What a scope's groups still read shows per N until the last group of that N is cleared, and
-     * only for its own scope, queue and consumer: a reader's owner can check it gave them back.
+     * What a sharing's groups still read shows per N until the last group of that N is cleared, and
+     * only for its own queue and consumer: a reader's owner can check it gave them back; once closed, it takes no new group.
      */
     @Test
-    void theSlotsAScopeStillReadsShowUntilTheirGroupsAreCleared() {
+    void theSlotsASharingStillReadsShowUntilTheirGroupsAreClearedAndAClosedOneTakesNoGroup() {
         String q = "q_group_shared_slots";
+        ScanSharing db = new ScanSharing("db");
+        ScanSharing anotherDb = new ScanSharing("another db");
         SlotConsumer four = reader.slotConsumer(q, "g", N, "task-a");
         SlotConsumer two = reader.slotConsumer(q, "g", 2, "task-a");
-        ReadAheadGroup low = four.readAheadGroup(List.of(0, 1), "db");
-        ReadAheadGroup high = reader.slotConsumer(q, "g", N, "task-b").readAheadGroup(List.of(2, 3), "db");
-        ReadAheadGroup again = four.readAheadGroup(List.of(1, 2), "db");
-        ReadAheadGroup halves = two.readAheadGroup(List.of(0, 1), "db");
-        ReadAheadGroup elsewhere = four.readAheadGroup(List.of(0, 1), "another db");
+        ReadAheadGroup low = four.readAheadGroup(List.of(0, 1), db);
+        ReadAheadGroup high = reader.slotConsumer(q, "g", N, "task-b").readAheadGroup(List.of(2, 3), db);
+        ReadAheadGroup again = four.readAheadGroup(List.of(1, 2), db);
+        ReadAheadGroup halves = two.readAheadGroup(List.of(0, 1), db);
+        ReadAheadGroup elsewhere = four.readAheadGroup(List.of(0, 1), anotherDb);
         ReadAheadGroup unshared = four.readAheadGroup(List.of(0, 1));
-        assertEquals(Map.of(N, Set.of(0, 1, 2, 3), 2, Set.of(0, 1)), ReadAheadGroup.sharedSlots("db", q, "g"));
-        assertEquals(Map.of(N, Set.of(0, 1)), ReadAheadGroup.sharedSlots("another db", q, "g"));
-        assertEquals(Map.of(), ReadAheadGroup.sharedSlots("db", q, "other"));
+        assertEquals(Map.of(N, Set.of(0, 1, 2, 3), 2, Set.of(0, 1)), db.joined(q, "g"));
+        assertEquals(Map.of(N, Set.of(0, 1)), anotherDb.joined(q, "g"));
+        assertEquals(Map.of(), db.joined(q, "other"));
 
         low.clear();
-        assertEquals(Map.of(N, Set.of(1, 2, 3), 2, Set.of(0, 1)), ReadAheadGroup.sharedSlots("db", q, "g"),
+        assertEquals(Map.of(N, Set.of(1, 2, 3), 2, Set.of(0, 1)), db.joined(q, "g"),
                 "slot 1 is still read by another group");
+        db.close();
+        IllegalStateException closed = assertThrows(IllegalStateException.class,
+                () -> four.readAheadGroup(List.of(3), db));
+        assertTrue(closed.getMessage().contains("ScanSharing{db} is closed"), closed.getMessage());
+        assertEquals(Map.of(N, Set.of(1, 2, 3), 2, Set.of(0, 1)), db.joined(q, "g"),
+                "the groups still joined read on through a closed sharing");
         halves.clear();
         high.clear();
         again.clear();
-        assertEquals(Map.of(), ReadAheadGroup.sharedSlots("db", q, "g"), "the last groups took their N's windows");
+        assertEquals(Map.of(), db.joined(q, "g"), "the last groups took their N's windows");
+        assertTrue(db.isEmpty());
         elsewhere.clear();
         unshared.clear();
-        assertEquals(Map.of(), ReadAheadGroup.sharedSlots("another db", q, "g"));
+        assertTrue(anotherDb.isEmpty());
     }
 
     @Test

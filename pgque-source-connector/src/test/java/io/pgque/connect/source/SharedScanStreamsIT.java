@@ -5,6 +5,7 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.PgQue;
+import io.pgque.client.ScanSharing;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
@@ -36,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two streams of one connector in one worker (two tasks of two slots each, under different
- * worker ids) with a share scope: one scan of a window serves the slots of both, and every
- * event still comes once per key in send order. Without the scope each stream scans for its own
+ * worker ids) given one scan sharing: one scan of a window serves the slots of both, and every
+ * event still comes once per key in send order. Without it each stream scans for its own
  * slots only.
  */
 class SharedScanStreamsIT {
@@ -61,7 +62,7 @@ class SharedScanStreamsIT {
 
     @Test
     void theStreamsOfOneScopeReadEachWindowInOneScan() throws Exception {
-        Run run = new Run("db");
+        Run run = new Run(new ScanSharing("db"));
         run.drive();
         // Each first batch is read on its stream's poll thread: the first slot's scan reads the
         // window for all four slots, the other three come from it.
@@ -87,7 +88,7 @@ class SharedScanStreamsIT {
         final AtomicInteger readAheadBeforeAnAck = new AtomicInteger();
         final AtomicInteger withoutScanBeforeAnAck = new AtomicInteger();
 
-        Run(String scope) {
+        Run(ScanSharing sharing) {
             pg.createQueue(queue);
             pg.pgque.slotConsumer(queue, consumer, N, "setup").subscribe();
             for (int slot = 0; slot < N; slot++) {
@@ -123,7 +124,7 @@ class SharedScanStreamsIT {
                 streams.add(SlotStreams.open(PgQue.using(pg.ds).slotConsumer(queue, consumer, N, "task-" + slots.get(0)),
                         slots, records, Duration.ofSeconds(10), Duration.ofMillis(50), CHUNK, pg.ds,
                         Duration.ofMillis(10), events, DeliveredPositions.NONE, BatchBoundary.NONE,
-                        new ReadAheadSettings(2, 3, true, scope)));
+                        new ReadAheadSettings(2, 3, true, sharing)));
             }
         }
 

@@ -4,9 +4,9 @@
  */
 package io.pgque.connect.source;
 
-import io.pgque.client.ReadAheadGroup;
 import io.pgque.client.ResizeState;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.reader.ConnectorScans;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,12 +21,13 @@ import java.util.function.BooleanSupplier;
 
 import static io.pgque.connect.source.HandDrivenTask.sendRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a task reads ahead with goes when the slot set it belongs to does: the windows it shares
- * with the connector's other tasks in the worker (the process-wide registry of the client) and
- * its read-ahead thread. One task is driven by hand as Connect would run it through two resizes,
+ * with the connector's other tasks in the worker (their {@link ConnectorScans}) and its read-ahead
+ * thread; and when the task stops, its hold on that sharing. One task is driven by hand as Connect would run it through two resizes,
  * 4 → 2 → 4 slots (stopped and started again with the new N, then draining its old slots until it
  * switches to the new set by itself), and stopped at the end. A set the switch retired must leave
  * nothing behind: windows left under its N would make the next set of that N scan for slots
@@ -107,6 +108,7 @@ class SourceResizeCleanUpIT {
 
     private void assertNothingLeft(String when) throws InterruptedException {
         assertEquals(Map.of(), shared(), "no shared windows " + when);
+        assertFalse(ConnectorScans.held(CONNECTOR, pg.jdbcUrl()), "no task holds the connector's scan sharing " + when);
         QueueFixture.await("no read-ahead thread " + when, DEADLINE, () -> !readAheadThreads(""));
     }
 
@@ -159,9 +161,9 @@ class SourceResizeCleanUpIT {
         return !state.draining() && state.n() == n && state.resizeEpoch() == epoch;
     }
 
-    /** The slots the process reads through shared windows, by N: a task's scope is its connection URL. */
+    /** The slots the connector's tasks in this process read through its shared windows, by N. */
     private static Map<Integer, Set<Integer>> shared() {
-        return ReadAheadGroup.sharedSlots(pg.jdbcUrl(), QUEUE, CONNECTOR);
+        return ConnectorScans.joined(CONNECTOR, pg.jdbcUrl(), QUEUE, CONNECTOR);
     }
 
     /** Whether a read-ahead thread of the task (any of its workers) whose name ends with {@code suffix} is alive. */

@@ -15,6 +15,7 @@ import io.pgque.connect.source.reader.ReadAheadSettings;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.resize.PolledSlotSet;
 import io.pgque.connect.source.resize.ResizeMetrics;
+import io.pgque.connect.source.resize.ResizeProgress;
 import io.pgque.connect.source.resize.SlotSetReader;
 import io.pgque.connect.source.resize.SlotSetSwitch;
 import io.pgque.connect.source.stream.BatchStream;
@@ -81,8 +82,8 @@ public final class OrderedMode implements TaskMode {
         SlotSetReader.Factory factory = (n, setSlots) -> openSet(resources, pgque, workerId, n, setSlots);
         // Opens its first set on the first poll after the setup: which set is in force is the
         // database's to say, and start() must not need the database.
-        SlotSetSwitch sets = new SlotSetSwitch(pgque.slotResize(config.queue(), config.consumer()), config.slots(),
-                slots, task, TaskKeys.taskCount(props), factory, resizeMetrics, RESIZE_CHECK_EVERY);
+        SlotSetSwitch sets = new SlotSetSwitch(ResizeProgress.of(pgque.slotResize(config.queue(), config.consumer())),
+                config.slots(), slots, task, TaskKeys.taskCount(props), factory, resizeMetrics, RESIZE_CHECK_EVERY);
         try {
             setup.attemptNow();
         } catch (RuntimeException e) {
@@ -111,7 +112,7 @@ public final class OrderedMode implements TaskMode {
                 : KafkaPartitionChooser.byKey();
         BatchStream stream = SlotStreams.open(consumer, slots, resources.records(partitions), config.leaseTtl(),
                 config.pollInterval(), config.batchMaxEvents(n), resources.cursors(), resources.backoff(),
-                resources.metrics(), resources.positions(), resources.boundary(), readAhead(config));
+                resources.metrics(), resources.positions(), resources.boundary(), readAhead(resources));
         SlotStatusMonitor monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                 new HashSet<>(slots), resources.metrics(), "pgque-monitor-" + resources.connector() + "-"
                         + resources.task(), SAMPLE_EVERY, config.metricsLogInterval(),
@@ -121,15 +122,15 @@ public final class OrderedMode implements TaskMode {
 
     /**
      * One spare cursor connection per slot of the consumer for batches read ahead, as the pool is
-     * sized; the scans serve the slots of the connector's other tasks in this worker too (their
-     * database is the one the URL names).
+     * sized; the scans serve the slots of the connector's other tasks in this worker too.
      */
-    private static ReadAheadSettings readAhead(SourceConfig config) {
+    private static ReadAheadSettings readAhead(TaskResources resources) {
+        SourceConfig config = resources.config();
         // A batch sent ahead is not open yet, so an event of it that fails could not pause its key.
         boolean sendAhead = config.batchSendAhead() && config.failurePolicy() != FailurePolicy.PAUSE;
         return config.batchReadAhead()
                 ? new ReadAheadSettings(config.slots(), ReadAheadSettings.PAGE_CHUNKS, sendAhead,
-                        config.connection().url())
+                        resources.scanSharing())
                 : ReadAheadSettings.OFF;
     }
 

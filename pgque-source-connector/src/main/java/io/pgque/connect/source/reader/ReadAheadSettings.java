@@ -4,6 +4,8 @@
  */
 package io.pgque.connect.source.reader;
 
+import io.pgque.client.ScanSharing;
+
 /**
  * How a stream of slots reads its slots' next batches ahead, and whether it may send them ahead.
  *
@@ -14,12 +16,12 @@ package io.pgque.connect.source.reader;
  * @param sendAhead    whether the first chunk of a batch read ahead in one query may go to Kafka while
  *                     the slot's current batch, all of it taken, waits for its last acknowledgements
  *                     (only without Kafka transactions)
- * @param shareScope   where the stream's scans serve the slots of the other streams of this process
- *                     reading the same consumer ({@code SlotConsumer.readAheadGroup(slots, scope)}: a
- *                     task's, the other tasks of its connector in the same worker); null: the
- *                     stream's own slots only
+ * @param sharing      where the stream's scans serve the slots of the other streams reading the same
+ *                     consumer ({@code SlotConsumer.readAheadGroup(slots, sharing)}: a task's, the
+ *                     other tasks of its connector in the same worker, {@link ConnectorScans}); null:
+ *                     the stream's own slots only
  */
-public record ReadAheadSettings(int spareCursors, int pageChunks, boolean sendAhead, String shareScope) {
+public record ReadAheadSettings(int spareCursors, int pageChunks, boolean sendAhead, ScanSharing sharing) {
 
     /**
      * Chunks a batch read ahead without a cursor may hold: the catch-up window's batches (two and

@@ -30,8 +30,8 @@ import java.util.concurrent.Semaphore;
  * fit a few chunks ({@link #pageEvents}) is read ahead in one query, without a cursor, and holds no
  * connection; that query reads the window for all of the stream's slots at once, and the next
  * slot handed the same window is served without a scan of its own ({@link ReadAheadGroup}). With
- * a share scope, a stream of several slots reads for the slots of the other such streams of the
- * process too (a connector's tasks in one worker): one scan of a window per worker, not per task.
+ * a {@link ReadAheadSettings#sharing}, a stream of several slots reads for the slots of the other
+ * such streams too (a connector's tasks in one worker): one scan of a window per worker, not per task.
  */
 public final class ReadAheads implements AutoCloseable {
 
@@ -56,8 +56,8 @@ public final class ReadAheads implements AutoCloseable {
         this.consumer = consumer;
         // A stream of one slot reads two batches ahead, which lets it drift from the others: it
         // scans for itself (see after()).
-        this.group = settings.shareScope() != null && slots.size() > 1
-                ? consumer.readAheadGroup(slots, settings.shareScope()) : consumer.readAheadGroup(slots);
+        this.group = settings.sharing() != null && slots.size() > 1
+                ? consumer.readAheadGroup(slots, settings.sharing()) : consumer.readAheadGroup(slots);
         this.cursors = cursors;
         this.chunkSize = chunkSize;
         this.spare = new Semaphore(Math.max(settings.spareCursors(), 0));

@@ -7,7 +7,6 @@ package io.pgque.connect.source.resize;
 import io.pgque.client.PartitionMismatchException;
 import io.pgque.client.PgQueException;
 import io.pgque.client.ResizeState;
-import io.pgque.client.SlotResize;
 import io.pgque.connect.source.config.SlotAssignment;
 import io.pgque.connect.source.ticker.TickReceiver;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -36,7 +35,7 @@ public final class SlotSetSwitch implements TickReceiver {
     /** How often a waiting task repeats in the log what still blocks the resize. */
     private static final long REPORT_EVERY_NANOS = Duration.ofSeconds(10).toNanos();
 
-    private final SlotResize resize;
+    private final ResizeProgress resize;
     private final int target;
     private final List<Integer> targetSlots;
     private final int task;
@@ -64,7 +63,7 @@ public final class SlotSetSwitch implements TickReceiver {
      * @param tasks       how many tasks the connector runs (needed to share out the old set of a resize)
      * @param checkEvery  how often to look at the resize while draining
      */
-    public SlotSetSwitch(SlotResize resize, int target, List<Integer> targetSlots, int task, OptionalInt tasks,
+    public SlotSetSwitch(ResizeProgress resize, int target, List<Integer> targetSlots, int task, OptionalInt tasks,
                          SlotSetReader.Factory factory, ResizeMetrics metrics, Duration checkEvery) {
         this.resize = resize;
         this.target = target;

@@ -5,6 +5,7 @@
 package io.pgque.connect.source.task;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgque.client.ScanSharing;
 import io.pgque.connect.common.config.DeliveryGuarantee;
 import io.pgque.connect.common.health.DatabaseHealth;
 import io.pgque.connect.common.health.DatabaseHealthMetrics;
@@ -20,6 +21,7 @@ import io.pgque.connect.source.delivery.BatchBoundary;
 import io.pgque.connect.source.metrics.SourceMetrics;
 import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.offsets.OffsetStorePositions;
+import io.pgque.connect.source.reader.ConnectorScans;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.record.RecordValues;
@@ -61,6 +63,9 @@ public final class TaskResources {
     private HikariDataSource listenerPool;
     private TickListener listener;
     private TickerDuty ticker;
+    /** The connector's scan sharing in this worker while the task holds it; see {@link #scanSharing}. */
+    private ConnectorScans.Hold scans;
+    private boolean scansReleased;
 
     private TaskResources(SourceConfig config, Map<String, String> props, SourceTaskContext context,
                           int cursorConnections, List<Integer> sampledSlots) {
@@ -184,6 +189,27 @@ public final class TaskResources {
         return boundary;
     }
 
+    /**
+     * Where the task's read-aheads share their scans with the connector's other tasks in this
+     * worker: held from the first call until the task ends its services; null after that.
+     */
+    public synchronized ScanSharing scanSharing() {
+        if (scansReleased) {
+            return null;
+        }
+        if (scans == null) {
+            scans = ConnectorScans.hold(connector, config.connection().url());
+        }
+        return scans.sharing();
+    }
+
+    private synchronized void releaseScans() {
+        scansReleased = true;
+        if (scans != null) {
+            scans.close();
+        }
+    }
+
     public boolean runsTicker() {
         return ticker != null;
     }
@@ -206,8 +232,9 @@ public final class TaskResources {
         }
     }
 
-    /** Ends the ticker duty and the metrics; may wait on the database. */
+    /** Ends the ticker duty, the metrics and the task's hold on the scan sharing; may wait on the database. */
     public void closeServices() {
+        releaseScans();
         if (ticker != null) {
             ticker.close();
         }
@@ -221,6 +248,7 @@ public final class TaskResources {
 
     /** A start that failed before anything listened: gives everything back at once. */
     public void closeAfterFailedStart() {
+        releaseScans();
         healthMetrics.close();
         metrics.close();
         cursors.close();
