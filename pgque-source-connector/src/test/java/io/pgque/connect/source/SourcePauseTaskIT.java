@@ -5,7 +5,6 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
-import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -35,8 +34,7 @@ class SourcePauseTaskIT {
 
     private static final String BAD = "{not json";
     private static QueueFixture pg;
-    private final List<PgQueSourceTask> tasks = new ArrayList<>();
-    private final Metrics metrics = new Metrics();
+    private final MeteredTasks tasks = new MeteredTasks(pg);
 
     @BeforeAll
     static void database() {
@@ -45,8 +43,7 @@ class SourcePauseTaskIT {
 
     @AfterEach
     void stopTasks() {
-        tasks.forEach(PgQueSourceTask::stop);
-        metrics.close();
+        tasks.close();
     }
 
     @Test
@@ -67,11 +64,11 @@ class SourcePauseTaskIT {
         long badId = pg.queryLong("select ev_id from pgque.event_" + queueId(queue) + " where ev_data = ?", BAD);
 
         // A short retry, so that the paused event comes back (and fails again) within the test.
-        PgQueSourceTask task = start(queue, consumer, Map.of("pgque.failure.policy", "pause",
+        PgQueSourceTask task = tasks.start(queue, consumer, Map.of("pgque.failure.policy", "pause",
                 "pgque.failure.retry.ms", "0"));
         List<SourceRecord> first = HandDrivenTask.pollUntilRecords(task);
         assertEquals(List.of("a={n=0}", "b={n=0}", "b={n=1}"), values(first, a), "key a's events after the failing one wait");
-        assertEquals(1.0, metric("events-paused-total"));
+        assertEquals(1.0, tasks.metric("events-paused-total"));
         assertEquals(badId, pg.queryLong("select msg_id from pgque.blocked_keys(?, ?) where partition_key = ?",
                 queue, consumer, a));
         assertTrue(pg.queryLong("select count(*) from pgque.blocked_keys(?, ?) where reason like "
@@ -86,9 +83,9 @@ class SourcePauseTaskIT {
         List<String> second = drain(task, a, got -> !got.isEmpty() && pg.queryLong(
                 "select retry_count from pgque.blocked_keys(?, ?)", queue, consumer) >= 2);
         assertEquals(List.of("b={n=2}"), second);
-        assertEquals(2.0, metric("events-paused-total"));
+        assertEquals(2.0, tasks.metric("events-paused-total"));
         QueueFixture.await("the task's gauges to show the blocked key", Duration.ofSeconds(30),
-                () -> metric("blocked-keys") == 1.0 && metric("oldest-block-age-ms") > 0);
+                () -> tasks.metric("blocked-keys") == 1.0 && tasks.metric("oldest-block-age-ms") > 0);
 
         // The operator gives up on it: the key resumes, its held-back event first.
         QueueFixture.await("the paused event to wait in the retry queue", Duration.ofSeconds(30), () ->
@@ -100,7 +97,7 @@ class SourcePauseTaskIT {
         assertEquals(List.of("a={n=2}", "a={n=3}"), resumed);
         assertEquals(1, pg.queryLong("select count(*) from pgque.dlq_inspect(?) where ev_id = ?", queue, badId));
         QueueFixture.await("the gauges to show no blocked key", Duration.ofSeconds(30),
-                () -> metric("blocked-keys") == 0.0 && metric("oldest-block-age-ms") == 0.0);
+                () -> tasks.metric("blocked-keys") == 0.0 && tasks.metric("oldest-block-age-ms") == 0.0);
     }
 
     @Test
@@ -110,7 +107,7 @@ class SourcePauseTaskIT {
         subscribe(queue, consumer);
         pg.send(queue, List.of(Event.of("t", BAD)));
         pg.tick(queue);
-        PgQueSourceTask task = start(queue, consumer, Map.of("pgque.failure.policy", "pause"));
+        PgQueSourceTask task = tasks.start(queue, consumer, Map.of("pgque.failure.policy", "pause"));
         ConnectException failure = assertThrows(ConnectException.class, () -> HandDrivenTask.pollUntilFailure(task));
         assertTrue(failure.getMessage().contains("errors.tolerance=all"), failure.getMessage());
         assertEquals(0, pg.queryLong("select count(*) from pgque.blocked_keys(?, ?)", queue, consumer));
@@ -153,18 +150,5 @@ class SourcePauseTaskIT {
 
     private static long queueId(String queue) {
         return pg.queryLong("select queue_id from pgque.queue where queue_name = ?", queue);
-    }
-
-    private PgQueSourceTask start(String queue, String consumer, Map<String, String> extra) {
-        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
-        props.put("pgque.value.format", "json");
-        props.putAll(extra);
-        PgQueSourceTask task = HandDrivenTask.startMetered(props, metrics);
-        tasks.add(task);
-        return task;
-    }
-
-    private double metric(String name) {
-        return HandDrivenTask.metric(metrics, name);
     }
 }

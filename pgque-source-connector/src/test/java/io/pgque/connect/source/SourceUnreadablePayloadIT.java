@@ -5,8 +5,6 @@
 package io.pgque.connect.source;
 
 import io.pgque.client.Event;
-import io.pgque.connect.source.config.TaskKeys;
-import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -34,8 +32,7 @@ class SourceUnreadablePayloadIT {
 
     private static final String BAD = "{not json";
     private static QueueFixture pg;
-    private final List<PgQueSourceTask> tasks = new ArrayList<>();
-    private final Metrics metrics = new Metrics();
+    private final MeteredTasks tasks = new MeteredTasks(pg);
 
     @BeforeAll
     static void database() {
@@ -44,8 +41,7 @@ class SourceUnreadablePayloadIT {
 
     @AfterEach
     void stopTasks() {
-        tasks.forEach(PgQueSourceTask::stop);
-        metrics.close();
+        tasks.close();
     }
 
     @Test
@@ -60,15 +56,14 @@ class SourceUnreadablePayloadIT {
     private void assertFailsEveryStartNaming(String queue, String consumer, Map<String, String> props, String reader,
                                              long badId) throws InterruptedException {
         for (int attempt = 0; attempt < 2; attempt++) {
-            PgQueSourceTask task = start(queue, consumer, props);
+            PgQueSourceTask task = tasks.start(queue, consumer, props);
             ConnectException failure = assertThrows(ConnectException.class, () -> HandDrivenTask.pollUntilFailure(task));
             String message = failure.getMessage();
             for (String part : List.of("queue '" + queue + "'", "consumer '" + consumer + "'", reader,
                     "event " + badId + " ", "errors.tolerance=all")) {
                 assertTrue(message.contains(part), "'" + part + "' missing from: " + message);
             }
-            tasks.remove(task);
-            task.stop();
+            tasks.stop(task);
         }
         assertEquals(0, deadLetters(queue), "nothing dead-lettered without errors.tolerance=all");
     }
@@ -80,7 +75,7 @@ class SourceUnreadablePayloadIT {
         long badId = prepare(queue, consumer);
         List<String> keys = pg.keysOnSlot("k", 0, N, 2);
 
-        PgQueSourceTask task = start(queue, consumer, Map.of("errors.tolerance", "all", "errors.log.enable", "true"));
+        PgQueSourceTask task = tasks.start(queue, consumer, Map.of("errors.tolerance", "all", "errors.log.enable", "true"));
         List<SourceRecord> records = HandDrivenTask.pollUntilRecords(task);
         List<String> values = new ArrayList<>();
         for (SourceRecord record : records) {
@@ -94,7 +89,7 @@ class SourceUnreadablePayloadIT {
         assertTrue(pg.queryLong("select count(*) from pgque.dead_letter d join pgque.queue q on q.queue_id = d.dl_queue_id"
                 + " where q.queue_name = ? and d.dl_reason like 'unreadable payload: %is not JSON%'", queue) == 1,
                 "the dead letter says why");
-        assertEquals(1.0, metric("events-dead-lettered-total"));
+        assertEquals(1.0, tasks.metric("events-dead-lettered-total"));
 
         // Kafka takes the four records: the batch is acked, the slot moves on.
         long tickBefore = pg.lastTick(queue, consumer, 0);
@@ -125,7 +120,7 @@ class SourceUnreadablePayloadIT {
         String consumer = "unreadable-coop-all-src";
         long badId = prepareCooperative(queue, consumer);
 
-        PgQueSourceTask task = start(queue, consumer, cooperative(Map.of("errors.tolerance", "all")));
+        PgQueSourceTask task = tasks.start(queue, consumer, cooperative(Map.of("errors.tolerance", "all")));
         List<SourceRecord> records = HandDrivenTask.pollUntilRecords(task);
         List<String> values = new ArrayList<>();
         for (SourceRecord record : records) {
@@ -136,7 +131,7 @@ class SourceUnreadablePayloadIT {
         assertEquals(badId, pg.queryLong("select d.ev_id from pgque.dead_letter d join pgque.queue q "
                 + "on q.queue_id = d.dl_queue_id where q.queue_name = ? and d.dl_reason like "
                 + "'unreadable payload: %is not JSON%'", queue));
-        assertEquals(1.0, metric("events-dead-lettered-total"));
+        assertEquals(1.0, tasks.metric("events-dead-lettered-total"));
 
         records.forEach(r -> task.commitRecord(r, null));
         QueueFixture.await("the batch to be acked", Duration.ofSeconds(60), () -> {
@@ -193,22 +188,5 @@ class SourceUnreadablePayloadIT {
     private static long deadLetters(String queue) {
         return pg.queryLong("select count(*) from pgque.dead_letter d join pgque.queue q on q.queue_id = d.dl_queue_id"
                 + " where q.queue_name = ?", queue);
-    }
-
-    private PgQueSourceTask start(String queue, String consumer, Map<String, String> extra) {
-        Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
-        props.put("pgque.value.format", "json");
-        if ("cooperative".equals(extra.get("pgque.mode"))) {
-            props.remove("pgque.slots");
-            props.remove(TaskKeys.TASK_SLOTS);
-        }
-        props.putAll(extra);
-        PgQueSourceTask task = HandDrivenTask.startMetered(props, metrics);
-        tasks.add(task);
-        return task;
-    }
-
-    private double metric(String name) {
-        return HandDrivenTask.metric(metrics, name);
     }
 }
