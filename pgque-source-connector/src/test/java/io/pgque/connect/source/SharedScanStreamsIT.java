@@ -9,8 +9,8 @@ import io.pgque.client.ScanSharing;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.metrics.StreamEvents;
-import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.ordered.SlotStreams;
 import io.pgque.connect.source.reader.ReadAheadSettings;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
@@ -123,7 +123,7 @@ class SharedScanStreamsIT {
             for (List<Integer> slots : List.of(List.of(0, 1), List.of(2, 3))) {
                 streams.add(SlotStreams.open(PgQue.using(pg.ds).slotConsumer(queue, consumer, N, "task-" + slots.get(0)),
                         slots, records, Duration.ofSeconds(10), Duration.ofMillis(50), CHUNK, pg.ds,
-                        Duration.ofMillis(10), events, DeliveredPositions.NONE, BatchBoundary.NONE,
+                        Duration.ofMillis(10), events, Delivery.atLeastOnce(BatchBoundary.NONE),
                         new ReadAheadSettings(2, 3, true, sharing)));
             }
         }

@@ -9,7 +9,7 @@ import io.pgque.connect.source.FaultInjectingDataSource.When;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.offsets.DeliveredPositions;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.config.EventHeaders;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
@@ -526,7 +526,7 @@ class SlotStreamFaultIT {
                 RecordValues.of(ValueFormat.STRING), KafkaPartitionChooser.byKey());
         return SlotStreams.open(PgQue.using(ds).slotConsumer(queue, consumer, N, "faulty-" + queue), slots,
                 records, TTL, Duration.ofMillis(50), PAGE, ds, Duration.ofMillis(10), events,
-                DeliveredPositions.NONE, boundary,
+                Delivery.atLeastOnce(boundary),
                 // Sending ahead as a task does by default (it needs batches read ahead in one query).
                 readAhead ? new ReadAheadSettings(2, readAheadPageChunks, true) : ReadAheadSettings.OFF);
     }

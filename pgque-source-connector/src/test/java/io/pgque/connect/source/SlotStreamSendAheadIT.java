@@ -8,7 +8,7 @@ import io.pgque.client.PgQue;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
-import io.pgque.connect.source.offsets.DeliveredPositions;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.config.EventHeaders;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
@@ -189,7 +189,7 @@ class SlotStreamSendAheadIT {
                         public void leaseLost(ReaderId reader) {
                             leasesLost.incrementAndGet();
                         }
-                    }, DeliveredPositions.NONE, BatchBoundary.NONE, new ReadAheadSettings(1, 3, true));
+                    }, Delivery.atLeastOnce(BatchBoundary.NONE), new ReadAheadSettings(1, 3, true));
         }
 
         /**

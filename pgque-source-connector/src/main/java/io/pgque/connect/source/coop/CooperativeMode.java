@@ -52,7 +52,7 @@ public final class CooperativeMode implements TaskMode {
         TaskResources resources = TaskResources.open(config, props, context, 1, List.of());
         int task = resources.task();
         String worker = CoopTasks.workerName(task);
-        boolean exactlyOnce = resources.exactlyOnce();
+        boolean exactlyOnce = resources.delivery().exactlyOnce();
         CoopSetup setup = new CoopSetup(resources.dataSource(), config.schemaInstall(), config.queue(),
                 config.consumer(), worker, task, TaskKeys.taskCount(props), exactlyOnce ? null : config.leaseTtl(),
                 config.connection().attempts(), resources.backoff());
@@ -76,7 +76,7 @@ public final class CooperativeMode implements TaskMode {
         }
         BatchStream stream = new BatchStream(List.of(new MemberReader(consumer, resources.cursors())),
                 HandOver.Kind.ONE_CHUNK, resources.records(KafkaPartitionChooser.byKey()), resources.metrics(),
-                resources.positions(), resources.boundary(),
+                resources.delivery(),
                 resources.streamSettings(config.cooperativeBatchMaxEvents(), false),
                 null, () -> "queue '" + config.queue() + "' as worker '" + worker + "' of cooperative consumer '"
                         + config.consumer() + "'");

@@ -10,6 +10,7 @@ import io.pgque.connect.source.config.FailurePolicy;
 import io.pgque.connect.source.config.KafkaPartitioner;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.TaskKeys;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.metrics.SlotStatusMonitor;
 import io.pgque.connect.source.reader.ReadAheadSettings;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
@@ -71,7 +72,8 @@ public final class OrderedMode implements TaskMode {
         PgQue pgque = PgQue.using(resources.dataSource());
         ConsumerSetup setup = new ConsumerSetup(resources.dataSource(), config.schemaInstall(), config.queue(),
                 config.consumer(), config.slots(), config.connection().attempts(), resources.backoff());
-        if (resources.exactlyOnce() && !resources.boundary().drawnByTask()) {
+        Delivery delivery = resources.delivery();
+        if (delivery.exactlyOnce() && !delivery.boundary().drawnByTask()) {
             log.info("Connector {} runs exactly-once with transaction.boundary other than 'connector': the worker ends a "
                     + "transaction after every poll(), so each poll returns a whole transaction at once; with "
                     + "transaction.boundary=connector the task hands it over a chunk per poll, which keeps Kafka busier",
@@ -94,7 +96,7 @@ public final class OrderedMode implements TaskMode {
         resources.listen(sets);
         log.info("Task {} of connector {} reads slots {} of consumer {} ({} slots) on queue {} as worker {}, {}{}",
                 task, connector, slots, config.consumer(), config.slots(), config.queue(), workerId,
-                resources.exactlyOnce() ? "exactly-once" : "at-least-once",
+                delivery.exactlyOnce() ? "exactly-once" : "at-least-once",
                 resources.runsTicker() ? ", and shares the ticker duty" : "");
         return new OrderedMode(resources, setup, sets, resizeMetrics, workerId);
     }
@@ -112,7 +114,7 @@ public final class OrderedMode implements TaskMode {
                 : KafkaPartitionChooser.byKey();
         BatchStream stream = SlotStreams.open(consumer, slots, resources.records(partitions), config.leaseTtl(),
                 config.pollInterval(), config.batchMaxEvents(n), resources.cursors(), resources.backoff(),
-                resources.metrics(), resources.positions(), resources.boundary(), readAhead(resources));
+                resources.metrics(), resources.delivery(), readAhead(resources));
         SlotStatusMonitor monitor = SlotStatusMonitor.start(pgque, config.queue(), config.consumer(), n,
                 new HashSet<>(slots), resources.metrics(), "pgque-monitor-" + resources.connector() + "-"
                         + resources.task(), SAMPLE_EVERY, config.metricsLogInterval(),

@@ -5,9 +5,8 @@
 package io.pgque.connect.source.ordered;
 
 import io.pgque.client.SlotConsumer;
-import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.metrics.StreamEvents;
-import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.reader.ReadAheadSettings;
 import io.pgque.connect.source.reader.ReadAheads;
 import io.pgque.connect.source.reader.SlotReader;
@@ -35,25 +34,21 @@ public final class SlotStreams {
      * @param chunkSize    events per read from the database
      * @param cursors      connections for the cursors over the rest of large batches (one per slot streaming one)
      * @param backoff      pause after a transient database failure, before poll() reports it
-     * @param positions    what Kafka already holds per slot (exactly-once), or {@link DeliveredPositions#NONE}
-     * @param boundary     whether the worker writes in Kafka transactions, and told where each one ends
-     * @param ahead        whether and how slots read their next batch ahead, and whether they may send it
-     *                     ahead (without Kafka transactions and without delivered positions only: exactly-once
-     *                     resumes a slot from the offsets committed with its records, and those of a batch
-     *                     not yet open would name a batch the slot may never open)
+     * @param delivery     transactions and resumed positions; whether a batch read ahead may be sent ahead
+     *                     is also its to say ({@link Delivery#allowsSendAhead})
+     * @param ahead        whether and how slots read their next batch ahead, and whether they may send it ahead
      */
     public static BatchStream open(SlotConsumer consumer, List<Integer> slots, RecordFactory records, Duration ttl,
                                    Duration pollInterval, int chunkSize, DataSource cursors, Duration backoff,
-                                   StreamEvents events, DeliveredPositions positions, BatchBoundary boundary,
-                                   ReadAheadSettings ahead) {
+                                   StreamEvents events, Delivery delivery, ReadAheadSettings ahead) {
         if (chunkSize < 1) {
             throw new IllegalArgumentException("chunkSize must be at least 1, was " + chunkSize);
         }
         ReadAheads aheads = ahead.readAhead() ? new ReadAheads(consumer, slots, cursors, chunkSize, ahead) : null;
         List<SlotReader> readers = slots.stream()
                 .map(slot -> new SlotReader(consumer, slot, ttl, cursors, aheads)).toList();
-        boolean sendAhead = ahead.sendAhead() && !boundary.transactional() && positions == DeliveredPositions.NONE;
-        return new BatchStream(readers, HandOver.Kind.forSlots(boundary), records, events, positions, boundary,
+        boolean sendAhead = ahead.sendAhead() && delivery.allowsSendAhead();
+        return new BatchStream(readers, HandOver.Kind.forSlots(delivery.boundary()), records, events, delivery,
                 new StreamSettings(chunkSize, pollInterval, backoff, ttl.dividedBy(3), sendAhead), aheads,
                 () -> "queue '" + consumer.queue() + "' as consumer '" + consumer.consumer() + "'");
     }

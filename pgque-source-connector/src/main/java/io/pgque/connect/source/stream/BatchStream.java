@@ -4,9 +4,8 @@
  */
 package io.pgque.connect.source.stream;
 
-import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.metrics.StreamEvents;
-import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.reader.BatchReader;
 import io.pgque.connect.source.record.RecordFactory;
 import io.pgque.connect.source.ticker.TickReceiver;
@@ -54,21 +53,19 @@ public final class BatchStream implements TickReceiver {
 
     /**
      * @param kind      how a poll hands the readers' chunks over (see {@link HandOver.Kind})
-     * @param positions what Kafka already holds per reader (exactly-once), or {@link DeliveredPositions#NONE}
-     * @param boundary  whether the worker writes in Kafka transactions, and told where each one ends
+     * @param delivery  transactions (where each ends) and what Kafka already holds per reader
      * @param aheads    what the readers' read-ahead holds, closed with the stream; null when none
      * @param what      who reads what, for messages: "queue 'q' as consumer 'c'"
      */
     public BatchStream(List<? extends BatchReader> readers, HandOver.Kind kind, RecordFactory records,
-                       StreamEvents events, DeliveredPositions positions, BatchBoundary boundary,
-                       StreamSettings settings, AutoCloseable aheads, Supplier<String> what) {
+                       StreamEvents events, Delivery delivery, StreamSettings settings, AutoCloseable aheads, Supplier<String> what) {
         readers.forEach(reader -> lanes.add(new Lane(reader)));
         this.keepAliveNanos = settings.keepAlive().toNanos();
         this.loop = new PollLoop(this, settings.pollInterval(), settings.backoff(), what);
-        Chunks chunks = new Chunks(records, events, positions, settings.chunkSize(), loop::wake);
+        Chunks chunks = new Chunks(records, events, delivery.positions(), settings.chunkSize(), loop::wake);
         this.pipeline = new Pipeline(chunks, events, loop, settings.sendAhead(), keepAliveNanos);
         this.steps = new Steps(chunks, pipeline, events, loop, keepAliveNanos);
-        this.handOver = kind.over(lanes, steps, boundary);
+        this.handOver = kind.over(lanes, steps, delivery.boundary());
         this.aheads = aheads;
     }
 

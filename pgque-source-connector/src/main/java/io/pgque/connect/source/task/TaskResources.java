@@ -17,10 +17,8 @@ import io.pgque.connect.source.config.FailurePolicy;
 import io.pgque.connect.source.config.SourceConfig;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.TaskKeys;
-import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.metrics.SourceMetrics;
-import io.pgque.connect.source.offsets.DeliveredPositions;
-import io.pgque.connect.source.offsets.OffsetStorePositions;
 import io.pgque.connect.source.reader.ConnectorScans;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.RecordFactory;
@@ -56,7 +54,7 @@ public final class TaskResources {
     private final HikariDataSource dataSource;
     private final HikariDataSource cursors;
     private final SourceMetrics metrics;
-    private final BatchBoundary boundary;
+    private final Delivery delivery;
     private final DatabaseHealth health;
     private final DatabaseHealthMetrics healthMetrics;
     private QueueGauges queueGauges;
@@ -87,9 +85,7 @@ public final class TaskResources {
         this.cursors = DataSourceFactory.createOnDemand(config.connection(),
                 "pgque-source-" + connector + "-" + task + "-cursors", cursorConnections, health);
         this.metrics = new SourceMetrics(pluginMetrics(), sampledSlots);
-        // A transaction context comes with transaction.boundary=connector, whatever our own guarantee:
-        // the worker then commits only where the task says, so the task must say it for every poll.
-        this.boundary = BatchBoundary.of(context == null ? null : context.transactionContext(), exactlyOnce());
+        this.delivery = Delivery.forTask(context, config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE);
     }
 
     /**
@@ -134,13 +130,9 @@ public final class TaskResources {
                 sendAhead);
     }
 
-    /** Exactly-once: what Kafka holds per reader, by the offsets committed with the records. */
-    public DeliveredPositions positions() {
-        return exactlyOnce() ? new OffsetStorePositions(context.offsetStorageReader()) : DeliveredPositions.NONE;
-    }
-
-    public boolean exactlyOnce() {
-        return config.deliveryGuarantee() == DeliveryGuarantee.EXACTLY_ONCE;
+    /** How the task's records reach Kafka: transactions, resumed positions, exactly-once or not. */
+    public Delivery delivery() {
+        return delivery;
     }
 
     public Duration backoff() {
@@ -183,10 +175,6 @@ public final class TaskResources {
 
     public SourceMetrics metrics() {
         return metrics;
-    }
-
-    public BatchBoundary boundary() {
-        return boundary;
     }
 
     /**

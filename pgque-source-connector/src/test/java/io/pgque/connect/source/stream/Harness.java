@@ -8,8 +8,8 @@ import io.pgque.connect.common.template.Template;
 import io.pgque.connect.source.config.SourceConfigDef;
 import io.pgque.connect.source.config.ValueFormat;
 import io.pgque.connect.source.delivery.BatchBoundary;
+import io.pgque.connect.source.delivery.Delivery;
 import io.pgque.connect.source.metrics.StreamEvents;
-import io.pgque.connect.source.offsets.DeliveredPositions;
 import io.pgque.connect.source.record.KafkaPartitionChooser;
 import io.pgque.connect.source.record.ReaderId;
 import io.pgque.connect.source.record.RecordFactory;
@@ -71,7 +71,7 @@ final class Harness {
                 readAheadOpened.incrementAndGet();
             }
         };
-        stream = new BatchStream(readers, kind, records, events, DeliveredPositions.NONE, boundary,
+        stream = new BatchStream(readers, kind, records, events, Delivery.atLeastOnce(boundary),
                 new StreamSettings(CHUNK, POLL_INTERVAL, Duration.ZERO, keepAlive, sendAhead),
                 readAheadsClosed::incrementAndGet, () -> "a test");
     }
