@@ -80,7 +80,7 @@ final class AheadPages {
         Objects.requireNonNull(connections, "connections");
         WholeBatch.checkPageSize(max);
         String what = worker.what("read ahead of batch " + batchId + " on slot " + slot);
-        Window window = worker.db.run(what, c -> worker.engine.in(c).readAhead()
+        Window window = worker.db.run(what, c -> worker.engine.in(c).ahead().readsAhead()
                 ? Sql.one(c, READ_AHEAD_WINDOW, rs -> {
                     long id = rs.getLong(1);
                     return rs.wasNull() ? null : new Window(id, rs.getLong(2), rs.getLong(3));
@@ -113,15 +113,14 @@ final class AheadPages {
 
     private Read read(Connection c, int slot, Long batchId, Long afterTick, int probe, SharedWindows windows)
             throws SQLException {
-        EngineCapabilities engine = worker.engine.in(c);
-        if (!engine.readAhead() || afterTick != null && !engine.readAheadAfterQuery()
-                || batchId == null && !engine.readAheadFirst()) {
+        AheadDialect dialect = worker.engine.in(c).ahead();
+        if (!dialect.readsPage(batchId, afterTick)) {
             return Read.NONE;
         }
-        if (!engine.readAheadQuery()) {
+        if (!dialect.handsOutQueries()) {
             return pageThroughFunction(c, slot, batchId, probe);
         }
-        boolean shared = windows != null && windows.shares() && engine.readAheadSlotsQuery();
+        boolean shared = windows != null && windows.shares() && dialect.sharesScans();
         Integer[] othersRead = shared ? windows.othersThan(slot) : new Integer[0];
         Array others = shared ? c.createArrayOf("int4", othersRead) : null;
         List<Plan> plans = afterTick != null
@@ -154,7 +153,7 @@ final class AheadPages {
     private record PageRow(Message message, long fromTick, long toTick) {
     }
 
-    /** An engine before 0.3.1 reads the page through a function, in one round trip. */
+    /** {@link AheadDialect#PAGE_FUNCTION}: the page comes through a function, in one round trip. */
     private Read pageThroughFunction(Connection c, int slot, long batchId, int probe) throws SQLException {
         List<PageRow> rows = Sql.list(c, READ_AHEAD_PAGE,
                 rs -> new PageRow(Rows.message(rs), rs.getLong(11), rs.getLong(12)),

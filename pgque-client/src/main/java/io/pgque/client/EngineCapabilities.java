@@ -18,25 +18,22 @@ import java.util.Optional;
  *
  * @param version             the installed version; empty when the engine has no version() (none is this old any more)
  * @param catchUpWindow       {@code receive_partitioned(..., i_window_events)}: batches of several ticks (0.2.0)
- * @param readAhead           {@code read_ahead_window} and the read-ahead reads (0.3.0)
- * @param readAheadQuery      {@code read_ahead_query}: the engine hands out the query over the next batch (0.3.1)
- * @param readAheadSlotsQuery {@code read_ahead_slots_query}: one scan of a window for several slots (0.3.3)
- * @param readAheadAfterQuery {@code read_ahead_after_query}: the batch after a batch read ahead (0.3.4)
- * @param readAheadFirst      {@code read_ahead_slots_query} with no open batch: a slot's first batch read as a
- *                            read-ahead, sharing the scan with the group's other slots (0.4.2)
+ * @param ahead               how a slot's next batch is read ahead ({@link AheadDialect}, from 0.3.0)
  * @param ackReceive          {@code ack_receive_partitioned}: a slot's ack and its next receive in one call (0.5.0)
  */
-record EngineCapabilities(Optional<String> version, boolean catchUpWindow, boolean readAhead, boolean readAheadQuery,
-                          boolean readAheadSlotsQuery, boolean readAheadAfterQuery, boolean readAheadFirst,
-                          boolean ackReceive) {
+record EngineCapabilities(Optional<String> version, boolean catchUpWindow, AheadDialect ahead, boolean ackReceive) {
 
     private static final Logger log = LoggerFactory.getLogger(EngineCapabilities.class);
 
     /** What an engine of {@code version} can do; a version that does not parse is taken as the newest. */
     static EngineCapabilities of(Optional<String> version) {
-        return new EngineCapabilities(version, atLeast(version, "0.2.0"), atLeast(version, "0.3.0"),
-                atLeast(version, "0.3.1"), atLeast(version, "0.3.3"), atLeast(version, "0.3.4"),
-                atLeast(version, "0.4.2"), atLeast(version, "0.5.0"));
+        AheadDialect ahead = AheadDialect.NONE;
+        for (AheadDialect dialect : AheadDialect.values()) {
+            if (dialect != AheadDialect.NONE && atLeast(version, dialect.since)) {
+                ahead = dialect;
+            }
+        }
+        return new EngineCapabilities(version, atLeast(version, "0.2.0"), ahead, atLeast(version, "0.5.0"));
     }
 
     private static boolean atLeast(Optional<String> version, String release) {
@@ -64,7 +61,7 @@ record EngineCapabilities(Optional<String> version, boolean catchUpWindow, boole
             EngineCapabilities known = read;
             if (known == null) {
                 known = of(PgQueInstaller.installedVersion(c));
-                if (!known.readAhead()) {
+                if (!known.ahead().readsAhead()) {
                     log.warn("The PgQue engine in this database ({}) predates reading ahead and catching up in larger "
                             + "batches: partitioned consumers read one tick per batch, each once it is open. Install "
                             + "the bundled engine {} to upgrade it.", known.version().orElse("unknown version"),

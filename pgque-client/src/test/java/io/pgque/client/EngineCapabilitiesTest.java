@@ -17,10 +17,12 @@ class EngineCapabilitiesTest {
         return EngineCapabilities.of(Optional.ofNullable(version));
     }
 
+    /** W: catch-up window, then what is read ahead (A window, Q the query, S several slots, N after, F first), R: ack and receive. */
     private static String can(EngineCapabilities c) {
-        return (c.catchUpWindow() ? "W" : "-") + (c.readAhead() ? "A" : "-") + (c.readAheadQuery() ? "Q" : "-")
-                + (c.readAheadSlotsQuery() ? "S" : "-") + (c.readAheadAfterQuery() ? "N" : "-")
-                + (c.readAheadFirst() ? "F" : "-") + (c.ackReceive() ? "R" : "-");
+        AheadDialect a = c.ahead();
+        return (c.catchUpWindow() ? "W" : "-") + (a.readsAhead() ? "A" : "-") + (a.handsOutQueries() ? "Q" : "-")
+                + (a.sharesScans() ? "S" : "-") + (a.readsPage(1L, 1L) ? "N" : "-")
+                + (a.readsPage(null, null) ? "F" : "-") + (c.ackReceive() ? "R" : "-");
     }
 
     @Test
@@ -42,6 +44,19 @@ class EngineCapabilitiesTest {
         assertEquals("WAQS---", can(of("0.3.4-devel")));
         assertEquals("WAQSN--", can(of("0.4.2-devel")));
         assertEquals("WAQSNF-", can(of("0.5.0-devel")));
+    }
+
+    @Test
+    void eachDialectReadsTheNextBatchOfAnOpenOneAndTheLaterOnesReadMore() {
+        assertEquals(AheadDialect.NONE, of("0.2.9").ahead());
+        assertEquals(AheadDialect.PAGE_FUNCTION, of("0.3.0").ahead());
+        assertEquals(AheadDialect.QUERY, of("0.3.2").ahead());
+        assertEquals(AheadDialect.SLOTS_QUERY, of("0.3.3").ahead());
+        assertEquals(AheadDialect.AFTER_QUERY, of("0.4.1").ahead());
+        assertEquals(AheadDialect.FIRST_QUERY, of("0.5.0").ahead());
+        for (AheadDialect dialect : AheadDialect.values()) {
+            assertEquals(dialect != AheadDialect.NONE, dialect.readsPage(7L, null), dialect.name());
+        }
     }
 
     @Test
