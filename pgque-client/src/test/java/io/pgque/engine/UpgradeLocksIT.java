@@ -54,8 +54,10 @@ class UpgradeLocksIT {
         String changed = Arrays.stream(locksTakenBy(db, EmbeddedPg.engineScript()).split(", "))
                 .filter(lock -> !lock.matches("(tick_guard|delayed_events|partition_block|partition_handout|partition_set_aside)\\S* .*"))
                 .collect(Collectors.joining(", "));
-        assertEquals("config AccessExclusiveLock, partition_slot AccessExclusiveLock, queue AccessExclusiveLock", changed,
-                "the tables of 0.5.0's new columns; tick_guard, delayed_events and the pause tables are new");
+        assertEquals("config AccessExclusiveLock, partition_slot AccessExclusiveLock, "
+                        + "partition_slot_status AccessExclusiveLock, queue AccessExclusiveLock", changed,
+                "the tables and the view of 0.5.0's new columns; tick_guard, delayed_events and the pause tables "
+                        + "are new");
     }
 
     @Test
