@@ -84,15 +84,42 @@ BEGIN
 END
 $$;
 
+-- Internal: PgQ's rule, whether ticker() ticks queue i_q, whose last tick is i_last: on request;
+-- with new events, once there are ticker_max_count of them or the last tick is ticker_max_lag
+-- old; idle, at a spacing that doubles from half of ticker_max_lag up to ticker_idle_period. Reads
+-- and locks nothing but the event sequence and the queue's ticks: ticker() asks it under the
+-- tickers' lock, ticker_round also before it takes any lock.
+CREATE OR REPLACE FUNCTION pgque.tick_due(i_q pgque.queue, i_last pgque.tick)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_lag interval := now() - i_last.tick_time;
+    v_new bigint;
+    v_prev_time timestamptz;
+BEGIN
+    IF i_q.queue_tick_requested THEN
+        RETURN true;
+    END IF;
+    v_new := pgque.seq_getval(pgque.event_seq_name(i_q.queue_id)) - i_last.tick_event_seq;
+    IF v_new > 0 THEN
+        RETURN v_new >= i_q.queue_ticker_max_count OR v_lag >= i_q.queue_ticker_max_lag;
+    END IF;
+    -- Idle: tick spacing doubles until it reaches the idle period. A queue whose last tick has no
+    -- earlier one (a fresh queue) has no spacing to keep and is ticked at once.
+    SELECT tick_time INTO v_prev_time FROM pgque.tick
+     WHERE tick_queue = i_q.queue_id AND tick_id < i_last.tick_id
+     ORDER BY tick_id DESC LIMIT 1;
+    RETURN NOT FOUND OR (v_lag >= i_q.queue_ticker_max_lag / 2
+                         AND (v_lag >= 2 * (i_last.tick_time - v_prev_time) OR v_lag >= i_q.queue_ticker_idle_period));
+END
+$$;
+
 CREATE OR REPLACE FUNCTION pgque.ticker(i_queue_name text)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;
-    v_prev_time timestamptz;
-    v_lag interval;
-    v_new bigint;
 BEGIN
     SELECT queue_id INTO q.queue_id FROM pgque.queue WHERE queue_name = i_queue_name;
     IF NOT FOUND THEN
@@ -124,28 +151,10 @@ BEGIN
                   DETAIL = format('The last tick of queue %s is from the future: restored or corrupt state.', i_queue_name);
     END IF;
 
-    IF q.queue_tick_requested THEN
+    IF pgque.tick_due(q, v_last) THEN
         RETURN pgque.tick_insert(q.queue_id);
     END IF;
-    v_lag := now() - v_last.tick_time;
-    v_new := pgque.seq_getval(pgque.event_seq_name(q.queue_id)) - v_last.tick_event_seq;
-
-    IF v_new > 0 THEN
-        IF v_new < q.queue_ticker_max_count AND v_lag < q.queue_ticker_max_lag THEN
-            RETURN NULL;
-        END IF;
-    ELSE
-        -- Idle: tick spacing doubles until it reaches the idle period. A queue whose last tick
-        -- has no earlier one (a fresh queue) has no spacing to keep and is ticked at once.
-        SELECT tick_time INTO v_prev_time FROM pgque.tick
-         WHERE tick_queue = q.queue_id AND tick_id < v_last.tick_id
-         ORDER BY tick_id DESC LIMIT 1;
-        IF FOUND AND (v_lag < q.queue_ticker_max_lag / 2
-                      OR (v_lag < 2 * (v_last.tick_time - v_prev_time) AND v_lag < q.queue_ticker_idle_period)) THEN
-            RETURN NULL;
-        END IF;
-    END IF;
-    RETURN pgque.tick_insert(q.queue_id);
+    RETURN NULL;
 END
 $$;
 
@@ -258,14 +267,54 @@ BEGIN
 END
 $$;
 
+-- Hook, filled by 66_delayed.sql: whether queue i_q holds events due now, which hook_due_events
+-- would move. A read without locks, an index probe at most: ticker_round asks it before it
+-- decides to lock anything. The core holds no events.
+CREATE OR REPLACE FUNCTION pgque.hook_has_due_events(i_q pgque.queue)
+RETURNS boolean
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN false;
+END
+$$;
+
+-- Internal: the round's own rule, whether a round of period i_period ticks queue i_q, whose last
+-- tick is i_last, where ticker() would not: its events have waited i_period (events counted by
+-- the last tick whose transaction committed only after it included). Locks nothing.
+CREATE OR REPLACE FUNCTION pgque.tick_due_by_period(i_q pgque.queue, i_last pgque.tick, i_period interval)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+DECLARE
+    v_waiting boolean;
+BEGIN
+    IF now() - i_last.tick_time < i_period THEN
+        RETURN false;
+    END IF;
+    IF pgque.seq_last_value(pgque.event_seq_name(i_q.queue_id)) > i_last.tick_event_seq THEN
+        RETURN true;
+    END IF;
+    -- The last tick may have counted events whose transaction was still running when it was
+    -- taken: they are in no batch yet, and the count alone would not tick again for them. Tick
+    -- once they are visible.
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s e WHERE e.ev_txid >= $1
+                       AND NOT pg_visible_in_snapshot(e.ev_txid, $2)
+                       AND pg_visible_in_snapshot(e.ev_txid, pg_current_snapshot()))',
+                   pgque.event_table_name(i_q.queue_id, NULL))
+       INTO v_waiting
+      USING pg_snapshot_xmin(i_last.tick_snapshot), i_last.tick_snapshot;
+    RETURN v_waiting;
+END
+$$;
+
 -- One round of a ticker that runs every i_period: ticks what pgque.ticker() ticks, and also
 -- every queue whose events have waited i_period since its last tick, whatever the queue's
 -- ticker_max_count and ticker_max_lag (events counted by the last tick whose transaction
 -- committed only after it included); so run every i_period it bounds how long events wait
--- for a tick. Rounds run one at a time in the whole database: a round that finds another one
--- running returns NULL at once (tick_lock's row 0), so any number of callers can share the duty
--- and whoever is alive carries it; a queue another ticker is ticking at that moment is left to
--- the next round. Otherwise returns how many queues ticked.
+-- for a tick. A round that finds no queue any rule ticks (read without locks) writes nothing and
+-- returns 0. Rounds that may tick run one at a time in the whole database: such a round that
+-- finds another one running returns NULL at once (tick_lock's row 0), so any number of callers
+-- can share the duty and whoever is alive carries it; a queue another ticker is ticking at that
+-- moment is left to the next round. Otherwise returns how many queues ticked.
 CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
@@ -273,38 +322,31 @@ DECLARE
     q pgque.queue;
     v_last pgque.tick;
     v_tick bigint;
-    v_due boolean;
     v_count bigint := 0;
+    v_round_locked boolean := false;
 BEGIN
     IF i_period IS NULL OR i_period <= interval '0' THEN
         RAISE EXCEPTION 'ticker period must be positive, was %', i_period USING ERRCODE = '22023';
     END IF;
-    IF NOT pgque.tick_lock(0, false) THEN
-        RETURN NULL;
-    END IF;
     FOR q IN SELECT * FROM pgque.queue
               WHERE NOT queue_external_ticker AND NOT queue_ticker_paused
               ORDER BY queue_name LOOP
+        -- First without a lock: a queue no rule ticks now costs the round a few reads.
+        SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
+        CONTINUE WHEN FOUND AND NOT pgque.hook_has_due_events(q) AND NOT pgque.tick_due(q, v_last)
+                      AND NOT pgque.tick_due_by_period(q, v_last, i_period);
+        IF NOT v_round_locked THEN
+            IF NOT pgque.tick_lock(0, false) THEN
+                RETURN NULL;
+            END IF;
+            v_round_locked := true;
+        END IF;
         CONTINUE WHEN NOT pgque.tick_lock(q.queue_id, false);
         v_tick := pgque.ticker(q.queue_name);
-        v_due := false;
         IF v_tick IS NULL THEN
+            -- Read again under the lock: another ticker may have ticked since.
             SELECT * INTO v_last FROM pgque.tick WHERE tick_queue = q.queue_id ORDER BY tick_id DESC LIMIT 1;
-            IF FOUND AND now() - v_last.tick_time >= i_period THEN
-                v_due := pgque.seq_last_value(pgque.event_seq_name(q.queue_id)) > v_last.tick_event_seq;
-                IF NOT v_due THEN
-                    -- The last tick may have counted events whose transaction was still running
-                    -- when it was taken: they are in no batch yet, and the count alone would
-                    -- not tick again for them. Tick once they are visible.
-                    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s e WHERE e.ev_txid >= $1
-                                       AND NOT pg_visible_in_snapshot(e.ev_txid, $2)
-                                       AND pg_visible_in_snapshot(e.ev_txid, pg_current_snapshot()))',
-                                   pgque.event_table_name(q.queue_id, NULL))
-                       INTO v_due
-                      USING pg_snapshot_xmin(v_last.tick_snapshot), v_last.tick_snapshot;
-                END IF;
-            END IF;
-            IF v_due THEN
+            IF FOUND AND pgque.tick_due_by_period(q, v_last, i_period) THEN
                 v_tick := pgque.tick_insert(q.queue_id);
             END IF;
         END IF;

@@ -151,6 +151,16 @@ BEGIN
 END
 $$;
 
+-- Fills hook_has_due_events: whether queue i_q holds an event due now (one probe of the due index).
+CREATE OR REPLACE FUNCTION pgque.hook_has_due_events(i_q pgque.queue)
+RETURNS boolean
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM pgque.delayed_events
+                    WHERE de_queue_name = i_q.queue_name AND de_deliver_at <= now());
+END
+$$;
+
 -- PgQue's send_at: due now (or past), the event is sent at once and its event id returned; due
 -- later, it is held and the scheduled id (not an event id) returned. A NULL time is refused as
 -- PgQue refuses it (the held row's NOT NULL).

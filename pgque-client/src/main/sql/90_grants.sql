@@ -197,6 +197,9 @@ BEGIN
     pgque.event_check_arrays(text[], text[], text[], text[], text[], text[]),
     -- 40_ticker.sql
     pgque.hook_due_events(pgque.queue),
+    pgque.hook_has_due_events(pgque.queue),
+    pgque.tick_due(pgque.queue, pgque.tick),
+    pgque.tick_due_by_period(pgque.queue, pgque.tick, interval),
     pgque.tick_insert(int4),
     pgque.tick_lock(int4, boolean),
     -- 45_subscription.sql, 50_batch.sql

@@ -123,4 +123,48 @@ class TickerRoundIT {
             assertTrue(round(second, "1 millisecond") != null, "once the first is over, the next round runs");
         }
     }
+
+    /**
+     * The connector's tasks each run a round every period, and all but the first after a tick
+     * find nothing due: such a round must write nothing (no transaction id, so no commit to
+     * flush) and must not wait for, nor be refused by, a round another session holds. A held
+     * event that falls due is still moved by the next round, whatever the period.
+     */
+    @Test
+    void aRoundWithNothingDueWritesNothingAndStillMovesDueHeldEvents() throws Exception {
+        EmbeddedPg.TestDatabase db = EmbeddedPg.newDatabase("tickerroundquiet").installEngine();
+        Sql quiet = new Sql(db.superuser());
+        String q = "quiet";
+        quiet.createQueue(q);
+        quiet.config(q, "ticker_max_lag", "1 hour");
+        quiet.config(q, "ticker_max_count", "1000000");
+        quiet.subscribe(q, "c");
+        quiet.send(q, "a");
+        quiet.exec("select pgque.ticker_round('1 microsecond')");
+        quiet.send(q, "b"); // waiting, but neither the period nor a threshold is reached
+        long ticked = quiet.oneLong("select max(tick_id) from pgque.tick");
+        try (Connection holder = quiet.connect(); Connection round = quiet.connect()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("select pgque.tick_lock(0, false)"); // another session's round, still open
+            }
+            round.setAutoCommit(false);
+            assertEquals(0L, round(round, "1 hour"), "nothing due: 0, not the NULL of a round refused");
+            try (Statement s = round.createStatement(); ResultSet rs = s.executeQuery(
+                    "select pg_current_xact_id_if_assigned() is null")) {
+                rs.next();
+                assertTrue(rs.getBoolean(1), "the round took no transaction id: it wrote and locked nothing");
+            }
+            round.commit();
+            holder.commit();
+        }
+        assertEquals(ticked, quiet.oneLong("select max(tick_id) from pgque.tick"), "no tick");
+
+        quiet.exec("select pgque.send_at(?, 'later', 'held'::text, clock_timestamp() + interval '300 milliseconds', 'k')", q);
+        assertEquals(1L, quiet.oneLong("select count(*) from pgque.delayed_events where de_queue_name = ?", q));
+        assertTrue(Sql.await(Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
+            quiet.exec("select pgque.ticker_round('1 hour')");
+            return quiet.oneLong("select count(*) from pgque.delayed_events where de_queue_name = ?", q) == 0;
+        }), "a round with a one-hour period moves the held event once it is due");
+    }
 }
