@@ -32,10 +32,11 @@ public final class Operations {
     /**
      * One round of a ticker run every {@code period}: ticks every queue {@link #ticker()} would,
      * and every queue whose events have waited {@code period} since its last tick whatever its
-     * thresholds. Rounds are serialised in the database; a round that finds another one running
-     * does nothing, so several processes can share the duty.
+     * thresholds. A round that finds no queue due only reads (nothing to commit); rounds that
+     * tick are serialised in the database, and one that finds another running does nothing, so
+     * several processes can share the duty.
      *
-     * @return how many queues ticked, or empty when another round was running
+     * @return how many queues ticked (0 when none was due), or empty when another round was running
      */
     public OptionalLong tickerRound(java.time.Duration period) {
         // One statement, its own transaction: a round trip less for a call the ticker makes every period.
