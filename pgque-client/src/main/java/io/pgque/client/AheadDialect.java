@@ -6,21 +6,19 @@ package io.pgque.client;
 
 /**
  * How a slot's next batch is read ahead on the installed engine, chosen once from its version as
- * an SQL dialect is. Each release added a read to the one before, so the dialects are ordered:
- * a later one reads everything an earlier one does. A read the engine cannot do comes back empty,
- * and the reader receives its batch the usual way once it is open.
+ * an SQL dialect is. Every page read ahead goes through one engine call,
+ * {@code read_ahead_after_query} (0.3.4): it names the batch and hands out the queries over its
+ * events, for the slot alone or for several slots in one scan, after the open batch or after a
+ * batch read ahead; a batch too large for a page is read whole into a cursor through
+ * {@code read_ahead_window}. Engines before 0.3.4 are outside the connectors' promise (0.4.0 on):
+ * on them nothing is read ahead, and a reader receives each batch once it is open. A read the
+ * engine cannot do comes back empty, and the reader receives its batch the usual way.
  */
 enum AheadDialect {
 
-    /** Before 0.3.0: nothing is read ahead. */
+    /** Before 0.3.4: nothing is read ahead. */
     NONE("0.0.0"),
-    /** 0.3.0: the next batch's window ({@code read_ahead_window}), and a page of it through {@code read_ahead_page}. */
-    PAGE_FUNCTION("0.3.0"),
-    /** 0.3.1: the engine hands out the query over the next batch ({@code read_ahead_query}), which the client runs. */
-    QUERY("0.3.1"),
-    /** 0.3.3: one scan of a window for several slots ({@code read_ahead_slots_query}). */
-    SLOTS_QUERY("0.3.3"),
-    /** 0.3.4: also the batch after a batch read ahead ({@code read_ahead_after_query}). */
+    /** 0.3.4: the batch after an open one, or after one read ahead. */
     AFTER_QUERY("0.3.4"),
     /** 0.4.2: also a slot's first batch, while it has none open. */
     FIRST_QUERY("0.4.2");
@@ -32,7 +30,7 @@ enum AheadDialect {
         this.since = since;
     }
 
-    /** Whether anything is read ahead: the next batch's window, at least, for a cursor over it. */
+    /** Whether anything is read ahead. */
     boolean readsAhead() {
         return this != NONE;
     }
@@ -43,23 +41,9 @@ enum AheadDialect {
      * when that is not null.
      */
     boolean readsPage(Long batchId, Long afterTick) {
-        if (afterTick != null) {
-            return atLeast(AFTER_QUERY);
+        if (batchId == null && afterTick == null) {
+            return this == FIRST_QUERY;
         }
-        return batchId == null ? atLeast(FIRST_QUERY) : readsAhead();
-    }
-
-    /** Whether the engine hands out the queries over a page, rather than returning its rows. */
-    boolean handsOutQueries() {
-        return atLeast(QUERY);
-    }
-
-    /** Whether one scan of a window can read it for several slots. */
-    boolean sharesScans() {
-        return atLeast(SLOTS_QUERY);
-    }
-
-    private boolean atLeast(AheadDialect dialect) {
-        return compareTo(dialect) >= 0;
+        return readsAhead();
     }
 }

@@ -31,15 +31,9 @@ final class AheadPages {
             + "from pgque.read_ahead_window(?, ?, ?, ?, ?, ?, ?::bigint)";
     private static final String READ_AHEAD = "select " + Rows.MESSAGE_COLUMNS
             + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
-    private static final String READ_AHEAD_PAGE = "select " + Rows.MESSAGE_COLUMNS + ", m.from_tick, m.to_tick "
-            + "from pgque.read_ahead_page(?, ?, ?, ?, ?, ?, ?::bigint, ?) m";
-    private static final String READ_AHEAD_QUERY = "select batch_id, from_tick, to_tick, query, any_order_query, "
-            + "null from pgque.read_ahead_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?)";
-    private static final String READ_AHEAD_SLOTS_QUERY = "select batch_id, from_tick, to_tick, query, "
-            + "any_order_query, slots_query from pgque.read_ahead_slots_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?)";
     private static final String READ_AHEAD_AFTER_QUERY = "select batch_id, from_tick, to_tick, query, "
             + "any_order_query, slots_query "
-            + "from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?, ?::int[])";
+            + "from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?, ?::int[])";
 
     /** The batch a read-ahead names: its id and the two ticks of its window. */
     private record Window(long batchId, long fromTick, long toTick) {
@@ -113,24 +107,14 @@ final class AheadPages {
 
     private Read read(Connection c, int slot, Long batchId, Long afterTick, int probe, SharedWindows windows)
             throws SQLException {
-        AheadDialect dialect = worker.engine.in(c).ahead();
-        if (!dialect.readsPage(batchId, afterTick)) {
+        if (!worker.engine.in(c).ahead().readsPage(batchId, afterTick)) {
             return Read.NONE;
         }
-        if (!dialect.handsOutQueries()) {
-            return pageThroughFunction(c, slot, batchId, probe);
-        }
-        boolean shared = windows != null && windows.shares() && dialect.sharesScans();
+        boolean shared = windows != null && windows.shares();
         Integer[] othersRead = shared ? windows.othersThan(slot) : new Integer[0];
         Array others = shared ? c.createArrayOf("int4", othersRead) : null;
-        List<Plan> plans = afterTick != null
-                ? Sql.list(c, READ_AHEAD_AFTER_QUERY, AheadPages::plan,
-                        worker.args(slot, batchId, afterTick, worker.windowEvents, probe, others))
-                : shared
-                ? Sql.list(c, READ_AHEAD_SLOTS_QUERY, AheadPages::plan,
-                        worker.args(slot, batchId, worker.windowEvents, probe, others))
-                : Sql.list(c, READ_AHEAD_QUERY, AheadPages::plan,
-                        worker.args(slot, batchId, worker.windowEvents, probe));
+        List<Plan> plans = Sql.list(c, READ_AHEAD_AFTER_QUERY, AheadPages::plan,
+                worker.args(slot, batchId, afterTick, worker.windowEvents, probe, others));
         if (plans.isEmpty()) {
             return Read.NONE;
         }
@@ -147,19 +131,6 @@ final class AheadPages {
         List<Message> any = new ArrayList<>(Sql.list(c, plan.anyOrder(), Rows::message));
         List<Message> messages = any.size() < probe ? inOrder(any) : Sql.list(c, plan.inOrder(), Rows::message);
         return new Read(messages, window.fromTick(), window.toTick(), false, false);
-    }
-
-    /** One row of a page read through the engine's function: an event and its batch's window. */
-    private record PageRow(Message message, long fromTick, long toTick) {
-    }
-
-    /** {@link AheadDialect#PAGE_FUNCTION}: the page comes through a function, in one round trip. */
-    private Read pageThroughFunction(Connection c, int slot, long batchId, int probe) throws SQLException {
-        List<PageRow> rows = Sql.list(c, READ_AHEAD_PAGE,
-                rs -> new PageRow(Rows.message(rs), rs.getLong(11), rs.getLong(12)),
-                worker.args(slot, batchId, worker.windowEvents, probe));
-        return rows.isEmpty() ? Read.NONE : new Read(rows.stream().map(PageRow::message).toList(),
-                rows.get(0).fromTick(), rows.get(0).toTick(), false, false);
     }
 
     private static Plan plan(ResultSet rs) throws SQLException {

@@ -120,7 +120,7 @@ class SlotStreamFaultIT {
             // With pages of three chunks it fits one: the engine hands out the query, the reader
             // runs it, for both slots of the task at once; one scan serves the two slots' batches
             // of a window, and two windows are read ahead.
-            all.add(Arguments.of("read_ahead_slots_query", When.BEFORE_STATEMENT, nth, false, 3));
+            all.add(Arguments.of("read_ahead_after_query", When.BEFORE_STATEMENT, nth, false, 3));
             if (nth <= 2) {
                 all.add(Arguments.of("FROM pgque.event_", When.BEFORE_STATEMENT, nth, false, 3));
             }
@@ -159,8 +159,9 @@ class SlotStreamFaultIT {
 
     /**
      * A poller of one slot reads two batches ahead (engine 0.3.4): once the slot's next batch is
-     * read ahead in one query, the batch after it is read too, before the next one is open. A
-     * failure there is not reported: that batch is read ahead once the one before it is open.
+     * read ahead in one query, the batch after it is read too, before the next one is open. Both
+     * reads are the same call, so the first three of them fail in turn, the next batch's and the
+     * one after's. A failure there is not reported: that batch is read ahead, or received, later.
      */
     @ParameterizedTest(name = "a poller per slot: {0} fails {1}, occurrence {2}")
     @MethodSource("twoAheadFaults")

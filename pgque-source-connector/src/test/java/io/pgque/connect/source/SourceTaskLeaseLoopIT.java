@@ -212,7 +212,7 @@ class SourceTaskLeaseLoopIT {
     @Test
     void aSlotWithBatchesSmallerThanAChunkReadsNothingAhead() throws Exception {
         Map<String, Long> calls = drainThreeLargeBatches("small_batches", Map.of("pgque.batch.max.events", "1000"));
-        assertEquals(0, calls.get("read_ahead_query"), "no read-ahead");
+        assertEquals(0, calls.get("read_ahead_after_query"), "no read-ahead");
         assertEquals(0, calls.get("open_read_ahead_partitioned"));
         assertEquals(3, calls.get("window_scan_sql"), "a first page per batch, holding all of it");
     }
@@ -234,7 +234,7 @@ class SourceTaskLeaseLoopIT {
         trackFunctions("'pl'");
         long scansBefore = functionCalls("window_scan_sql");
         long opensBefore = functionCalls("open_read_ahead_partitioned");
-        long readAheadsBefore = functionCalls("read_ahead_query");
+        long readAheadsBefore = functionCalls("read_ahead_after_query");
         try {
             Map<String, String> props = HandDrivenTask.props(pg, queue, consumer, "0");
             props.put("pgque.batch.max.events", "4");
@@ -264,7 +264,7 @@ class SourceTaskLeaseLoopIT {
             awaitSessionsEnded();
             return Map.of("window_scan_sql", functionCalls("window_scan_sql") - scansBefore,
                     "open_read_ahead_partitioned", functionCalls("open_read_ahead_partitioned") - opensBefore,
-                    "read_ahead_query", functionCalls("read_ahead_query") - readAheadsBefore);
+                    "read_ahead_after_query", functionCalls("read_ahead_after_query") - readAheadsBefore);
         } finally {
             trackFunctions("default");
         }
