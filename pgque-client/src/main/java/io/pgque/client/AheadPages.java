@@ -18,8 +18,9 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * Reading a slot's next batch ahead, without opening it: whole into a cursor, or as a page the
- * engine names and hands out the queries for, whose rows this runs itself (rows returned through a
+ * Reading a slot's next batch ahead, without opening it, through one engine call
+ * ({@code read_ahead_after_query}): the engine names the batch and hands out the queries over its
+ * events, which this runs itself, whole into a cursor or as a page (rows returned through a
  * set-returning function are copied once more on the server, and so are rows the server sorts,
  * each costing about as much as the scan for ~1 KB events). So the events are read in no set order
  * and sorted here; only a batch larger than the page is read again, in order, for its first
@@ -27,13 +28,9 @@ import javax.sql.DataSource;
  */
 final class AheadPages {
 
-    private static final String READ_AHEAD_WINDOW = "select batch_id, from_tick, to_tick "
-            + "from pgque.read_ahead_window(?, ?, ?, ?, ?, ?, ?::bigint)";
-    private static final String READ_AHEAD = "select " + Rows.MESSAGE_COLUMNS
-            + " from pgque.read_ahead_partitioned(?, ?, ?, ?, ?, ?, ?, ?) m";
     private static final String READ_AHEAD_AFTER_QUERY = "select batch_id, from_tick, to_tick, query, "
             + "any_order_query, slots_query "
-            + "from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?, ?::int[])";
+            + "from pgque.read_ahead_after_query(?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::int, ?::int[])";
 
     /** The batch a read-ahead names: its id and the two ticks of its window. */
     private record Window(long batchId, long fromTick, long toTick) {
@@ -69,22 +66,24 @@ final class AheadPages {
         this.worker = worker;
     }
 
-    /** Whole into a cursor: see {@link Slot#readAhead}. */
+    /**
+     * Whole into a cursor: see {@link Slot#readAhead}. The cursor runs the query the engine hands
+     * out over all of the batch's events of the slot, in order, as a page read ahead does.
+     */
     Optional<ReadAhead> throughCursor(DataSource connections, int slot, long batchId, int max) {
         Objects.requireNonNull(connections, "connections");
         WholeBatch.checkPageSize(max);
         String what = worker.what("read ahead of batch " + batchId + " on slot " + slot);
-        Window window = worker.db.run(what, c -> worker.engine.in(c).ahead().readsAhead()
-                ? Sql.one(c, READ_AHEAD_WINDOW, rs -> {
-                    long id = rs.getLong(1);
-                    return rs.wasNull() ? null : new Window(id, rs.getLong(2), rs.getLong(3));
-                }, worker.args(slot, batchId, worker.windowEvents))
-                : null);
-        if (window == null) {
+        List<Plan> plans = worker.db.run(what, c -> worker.engine.in(c).ahead().readsAhead()
+                ? Sql.list(c, READ_AHEAD_AFTER_QUERY, AheadPages::plan,
+                        worker.args(slot, batchId, null, worker.windowEvents, null, null))
+                : List.of());
+        if (plans.isEmpty()) {
             return Optional.empty();
         }
-        BatchCursor cursor = BatchCursor.declare(connections, window.batchId(), what, null, READ_AHEAD,
-                worker.args(slot, window.batchId(), window.fromTick(), window.toTick()));
+        Plan plan = plans.get(0);
+        Window window = plan.window();
+        BatchCursor cursor = BatchCursor.declare(connections, window.batchId(), what, null, plan.inOrder());
         return SlotReceiving.firstPageOf(cursor, max)
                 .map(batch -> new ReadAhead(window.fromTick(), window.toTick(), batch));
     }

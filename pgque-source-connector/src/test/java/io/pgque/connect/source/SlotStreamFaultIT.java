@@ -114,9 +114,10 @@ class SlotStreamFaultIT {
         for (int nth = 1; nth <= 3; nth++) {
             // Reading ahead happens on a thread of its own; a failure there only means the next
             // batch is received the usual way, and is not reported. With pages of one chunk, a
-            // batch (10 events of the slot) is larger than a page: read ahead into a cursor.
-            all.add(Arguments.of("read_ahead_window", When.BEFORE_STATEMENT, nth, false, 1));
-            all.add(Arguments.of("pgque.read_ahead_partitioned", When.BEFORE_STATEMENT, nth, false, 1));
+            // batch (10 events of the slot) is larger than a page: read ahead into a cursor, over
+            // the query the engine hands out.
+            all.add(Arguments.of("read_ahead_after_query", When.BEFORE_STATEMENT, nth, false, 1));
+            all.add(Arguments.of("FROM pgque.event_", When.BEFORE_STATEMENT, nth, false, 1));
             // With pages of three chunks it fits one: the engine hands out the query, the reader
             // runs it, for both slots of the task at once; one scan serves the two slots' batches
             // of a window, and two windows are read ahead.
