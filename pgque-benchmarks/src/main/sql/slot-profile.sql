@@ -8,6 +8,7 @@
 -- of 4 slots the one statement a slot that keeps up runs (ack_receive_partitioned: the lease, the
 -- ack of its last batch, the next batch opened and read), each step its own transaction. Run as the
 -- engine's owner on a database with the engine installed; it creates and drops queue slot_profile.
+-- Last, 1,000 ticker rounds that find nothing due (the rounds of a source's other tasks).
 --   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f pgque-benchmarks/src/main/sql/slot-profile.sql
 SELECT pgque.create_queue('slot_profile');
 SELECT pgque.subscribe_partitioned('slot_profile', 'c', 4);
@@ -53,6 +54,23 @@ BEGIN
     RAISE NOTICE 'events read: % of 30000; µs a 10-event send: %, a ticking round: %, a slot batch: %, all with their commits',
         v_read, round((v_send / 3000 * 1e6)::numeric), round((v_tick / 300 * 1e6)::numeric),
         round((v_slot / 1200 * 1e6)::numeric);
+END $$;
+
+SELECT pgque.send('slot_profile', 'waiting'); -- one event waits, below every threshold
+DO $$
+DECLARE
+    t0 timestamptz := clock_timestamp();
+    v_writes int := 0;
+BEGIN
+    FOR i IN 1..1000 LOOP
+        PERFORM pgque.ticker_round('1 hour');
+        IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
+            v_writes := v_writes + 1;
+        END IF;
+        COMMIT;
+    END LOOP;
+    RAISE NOTICE 'µs a ticker round that finds nothing due: %, with a transaction id: % of 1000',
+        round((extract(epoch FROM clock_timestamp() - t0) / 1000 * 1e6)::numeric), v_writes;
 END $$;
 
 SELECT pgque.drop_queue('slot_profile', true);

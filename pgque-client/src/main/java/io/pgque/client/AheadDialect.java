@@ -6,11 +6,10 @@ package io.pgque.client;
 
 /**
  * How a slot's next batch is read ahead on the installed engine, chosen once from its version as
- * an SQL dialect is. Every page read ahead goes through one engine call,
+ * an SQL dialect is. Everything read ahead goes through one engine call,
  * {@code read_ahead_after_query} (0.3.4): it names the batch and hands out the queries over its
  * events, for the slot alone or for several slots in one scan, after the open batch or after a
- * batch read ahead; a batch too large for a page is read whole into a cursor through
- * {@code read_ahead_window}. Engines before 0.3.4 are outside the connectors' promise (0.4.0 on):
+ * batch read ahead, as a page or whole into a cursor. Engines before 0.3.4 are outside the connectors' promise (0.4.0 on):
  * on them nothing is read ahead, and a reader receives each batch once it is open. A read the
  * engine cannot do comes back empty, and the reader receives its batch the usual way.
  */
