@@ -63,7 +63,7 @@ public final class BatchStream implements TickReceiver {
         this.keepAliveNanos = settings.keepAlive().toNanos();
         this.loop = new PollLoop(this, settings.pollInterval(), settings.backoff(), what);
         Chunks chunks = new Chunks(records, events, delivery.positions(), settings.chunkSize(), loop::wake);
-        this.pipeline = new Pipeline(chunks, events, loop, settings.sendAhead(), keepAliveNanos);
+        this.pipeline = new Pipeline(chunks, events, loop, settings.sendAhead());
         this.steps = new Steps(chunks, pipeline, events, loop, keepAliveNanos);
         this.handOver = kind.over(lanes, steps, delivery.boundary());
         this.aheads = aheads;
@@ -152,7 +152,7 @@ public final class BatchStream implements TickReceiver {
                 if (lane.batch() != null) {
                     lane.batch().closeCursor();
                 }
-                pipeline.dropAhead(lane);
+                lane.ahead().drop();
             }
         } finally {
             closeAheads();
@@ -172,7 +172,7 @@ public final class BatchStream implements TickReceiver {
     private void giveBack(Lane lane) {
         if (lane.batch() != null) {
             lane.batch().closeCursor();
-            pipeline.dropAhead(lane);
+            lane.ahead().drop();
         }
         String reader = lane.reader().id().logName();
         try {
@@ -185,7 +185,7 @@ public final class BatchStream implements TickReceiver {
             }
             if (lane.state() == ReaderState.RESTING) {
                 lane.reader().release();
-                lane.leaseLost(now);
+                lane.apply(new LaneChange.Lost(now));
             } else if (lane.leased()) {
                 log.info("Keeping {} as it stops: {} is not fully in Kafka yet and will be delivered again by whoever "
                         + "reads it next", reader, lane.batch());

@@ -68,8 +68,7 @@ final class Chunks {
             batch.cursorOpened(RestOfBatch.of(received.rest()));
         }
         if (lane.needsDeliveryCheck()) {
-            checkDelivered(lane.reader().id(), batch);
-            lane.deliveryChecked();
+            checkDelivered(lane.reader().id(), batch); // done once the lane starts the batch
         }
         List<Message> first = page.messages();
         boolean more = page.full();

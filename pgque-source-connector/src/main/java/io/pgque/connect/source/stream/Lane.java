@@ -4,14 +4,35 @@
  */
 package io.pgque.connect.source.stream;
 
-import io.pgque.connect.source.reader.AheadReader;
 import io.pgque.connect.source.reader.BatchReader;
+import io.pgque.connect.source.stream.LaneChange.AckAfterTick;
+import io.pgque.connect.source.stream.LaneChange.Acked;
+import io.pgque.connect.source.stream.LaneChange.Claimed;
+import io.pgque.connect.source.stream.LaneChange.FoundNothing;
+import io.pgque.connect.source.stream.LaneChange.Lost;
+import io.pgque.connect.source.stream.LaneChange.NotClaimed;
+import io.pgque.connect.source.stream.LaneChange.Renewed;
+import io.pgque.connect.source.stream.LaneChange.SentAheadOpened;
+import io.pgque.connect.source.stream.LaneChange.SentAheadOut;
+import io.pgque.connect.source.stream.LaneChange.Started;
+
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
+import static io.pgque.connect.source.stream.ReaderState.AWAITING_KAFKA;
+import static io.pgque.connect.source.stream.ReaderState.AWAITING_READ_AHEAD;
+import static io.pgque.connect.source.stream.ReaderState.DELIVERED;
+import static io.pgque.connect.source.stream.ReaderState.RESTING;
+import static io.pgque.connect.source.stream.ReaderState.UNLEASED;
 
 /**
  * What a stream knows about one of its readers: whether it holds the right to read, the batch it
  * has in flight (and the one sent ahead of it), the reads ahead of its next batches, and when to
- * look at it next. Its {@link #state()} is worked out here alone, and every change of it is one
- * of the transitions below. Touched only on the poll thread, under the stream's lock.
+ * look at it next. Its {@link #state()} is worked out here alone, and it changes only by
+ * {@link #apply}: the steps report what they did as a {@link LaneChange}, and the table there
+ * says which state each change may come from. Touched only on the poll thread, under the
+ * stream's lock.
  */
 final class Lane {
 
@@ -19,11 +40,10 @@ final class Lane {
     static final long TICKS_UNKNOWN = -1;
 
     private final BatchReader reader;
-    private final AheadReader ahead;
+    private final LaneAhead ahead;
     private boolean leased;
     private StreamedBatch batch;
     private SentAhead sentAhead;
-    private NextBatches next = new NextBatches();
     private long nextRenewalNanos;
     private long nextAttemptNanos;
     private boolean deliveryCheck;
@@ -38,15 +58,15 @@ final class Lane {
 
     Lane(BatchReader reader) {
         this.reader = reader;
-        this.ahead = reader.ahead().orElse(null);
+        this.ahead = new LaneAhead(reader.ahead().orElse(null));
     }
 
     BatchReader reader() {
         return reader;
     }
 
-    /** The reader's read-ahead; null when it reads nothing ahead. */
-    AheadReader ahead() {
+    /** The reader's read-ahead (one that holds nothing when it reads nothing ahead). */
+    LaneAhead ahead() {
         return ahead;
     }
 
@@ -64,7 +84,7 @@ final class Lane {
         if (!batch.isDelivered()) {
             return sentAhead != null ? ReaderState.SENT_AHEAD : ReaderState.AWAITING_KAFKA;
         }
-        return next.pending() ? ReaderState.AWAITING_READ_AHEAD : ReaderState.DELIVERED;
+        return ahead.pending() ? ReaderState.AWAITING_READ_AHEAD : ReaderState.DELIVERED;
     }
 
     /**
@@ -92,7 +112,7 @@ final class Lane {
         }
         return switch (state) {
             case UNLEASED, RESTING -> nextAttemptNanos;
-            case AWAITING_READ_AHEAD -> Math.min(next.since() + giveUpAheadNanos, nextRenewalNanos);
+            case AWAITING_READ_AHEAD -> Math.min(ahead.since() + giveUpAheadNanos, nextRenewalNanos);
             default -> nextRenewalNanos;
         };
     }
@@ -105,10 +125,6 @@ final class Lane {
 
     SentAhead sentAhead() {
         return sentAhead;
-    }
-
-    NextBatches next() {
-        return next;
     }
 
     boolean leased() {
@@ -143,7 +159,7 @@ final class Lane {
         return ticksBeforeOpen;
     }
 
-    /** Whether the delivered batch's ack waits for the next tick (see {@link #ackAfterTick}). */
+    /** Whether the delivered batch's ack waits for the next tick (see {@link AckAfterTick}). */
     boolean ackWaitsForTick() {
         return ackWaitsForTick;
     }
@@ -157,90 +173,100 @@ final class Lane {
         return lastBatchEvents;
     }
 
-    // ---- the transitions ----
+    // ---- the transitions: the one place the state changes ----
 
-    /** UNLEASED to RESTING: a new lease, whose first batch may be one a previous owner put into Kafka. */
-    void leaseAcquired(long renewAt) {
-        leased = true;
-        nextRenewalNanos = renewAt;
-        deliveryCheck = true;
-        firstOfLease = true;
-    }
-
-    /** Any state to UNLEASED: forgets the batch without acking it; returns it (null when none). */
-    StreamedBatch leaseLost(long now) {
-        StreamedBatch dropped = batch;
-        ackWaitsForTick = false;
-        sentAhead = null;
-        leased = false;
-        behind = false;
-        batch = null;
-        nextAttemptNanos = now;
-        return dropped;
-    }
-
-    /** Stays UNLEASED or RESTING until {@code nanos}. */
-    void restUntil(long nanos) {
-        nextAttemptNanos = nanos;
-    }
-
-    /** RESTING found no batch: the reader is no longer behind. */
-    void caughtUp() {
-        behind = false;
-        firstOfLease = false;
-    }
+    /** From which states each change may come (the states it leads to are on {@link LaneChange}'s records). */
+    static final Map<Class<? extends LaneChange>, Set<ReaderState>> FROM = Map.of(
+            Claimed.class, EnumSet.of(UNLEASED),
+            NotClaimed.class, EnumSet.of(UNLEASED),
+            FoundNothing.class, EnumSet.of(RESTING),
+            Started.class, EnumSet.of(RESTING),
+            AckAfterTick.class, EnumSet.of(DELIVERED),
+            // Kafka's acknowledgements arrive on another thread: a batch awaiting them may be delivered by now.
+            SentAheadOut.class, EnumSet.of(AWAITING_KAFKA, DELIVERED),
+            // The read of the next batch ends on another thread: one awaiting it may be plain delivered by now.
+            Acked.class, EnumSet.of(DELIVERED, AWAITING_READ_AHEAD),
+            SentAheadOpened.class, EnumSet.of(DELIVERED, AWAITING_READ_AHEAD),
+            Renewed.class, EnumSet.complementOf(EnumSet.of(UNLEASED)),
+            Lost.class, EnumSet.allOf(ReaderState.class));
 
     /**
-     * RESTING to streaming {@code inFlight}; {@code larger}: it holds more than its first chunk;
-     * {@code ticksBefore}: the ticks heard before it was opened.
+     * Applies what a step did.
+     *
+     * @throws IllegalStateException when the change cannot come from the lane's state (a defect)
      */
-    void batchStarted(StreamedBatch inFlight, boolean larger, long ticksBefore) {
+    void apply(LaneChange change) {
+        ReaderState from = state();
+        if (!FROM.get(change.getClass()).contains(from)) {
+            throw new IllegalStateException(reader.id().logName() + ": " + change.getClass().getSimpleName()
+                    + " cannot come from " + from);
+        }
+        // Java 17 has no switch over types: one branch a change, in the table's order.
+        if (change instanceof Claimed c) {
+            leased = true;
+            nextRenewalNanos = c.renewAt();
+            deliveryCheck = true;
+            firstOfLease = true;
+        } else if (change instanceof NotClaimed c) {
+            nextAttemptNanos = c.retryAt();
+        } else if (change instanceof FoundNothing c) {
+            nextRenewalNanos = c.renewAt();
+            behind = false;
+            firstOfLease = false;
+            nextAttemptNanos = c.lookAgainAt();
+        } else if (change instanceof Started c) {
+            start(c.batch(), c.larger(), c.ticksBefore(), c.renewAt());
+        } else if (change instanceof AckAfterTick c) {
+            ackWaitsForTick = true;
+            ackDeadlineNanos = c.deadline();
+        } else if (change instanceof SentAheadOut c) {
+            if (sentAhead != null) {
+                throw new IllegalStateException(reader.id().logName() + ": a batch was sent ahead already");
+            }
+            sentAhead = c.sent();
+        } else if (change instanceof Acked c) {
+            finish();
+            sentAhead = null;
+            nextAttemptNanos = c.now();
+            nextRenewalNanos = c.renewAt();
+        } else if (change instanceof SentAheadOpened c) {
+            if (sentAhead == null) {
+                throw new IllegalStateException(reader.id().logName() + ": no batch was sent ahead");
+            }
+            SentAhead opened = sentAhead;
+            finish();
+            sentAhead = null;
+            start(opened.batch(), opened.larger(), TICKS_UNKNOWN, c.renewAt());
+        } else if (change instanceof Renewed c) {
+            nextRenewalNanos = c.renewAt();
+        } else if (change instanceof Lost c) {
+            ackWaitsForTick = false;
+            sentAhead = null;
+            leased = false;
+            behind = false;
+            batch = null;
+            nextAttemptNanos = c.lookAgainAt();
+            ahead.drop();
+        }
+    }
+
+    private void start(StreamedBatch inFlight, boolean larger, long ticksBefore, long renewAt) {
+        // Reads ahead left from the batch before (the one after it, found empty) follow nothing now.
+        ahead.drop();
         ticksBeforeOpen = ticksBefore;
         ackWaitsForTick = false;
         firstOfLease = false;
+        deliveryCheck = false; // the batch was checked against what Kafka holds as it was opened
         batch = inFlight;
         behind = larger;
-        next = new NextBatches();
+        nextRenewalNanos = renewAt;
     }
 
-    /**
-     * DELIVERED stays so until the next tick or {@code deadline}: its ack then goes with the next
-     * batch's receive in one transaction, rather than alone now and the receive later.
-     */
-    void ackAfterTick(long deadline) {
-        ackWaitsForTick = true;
-        ackDeadlineNanos = deadline;
-    }
-
-    /** The first batch of the lease was checked against what Kafka holds. */
-    void deliveryChecked() {
-        deliveryCheck = false;
-    }
-
-    /** AWAITING_KAFKA to SENT_AHEAD. */
-    void sendingAhead(SentAhead ahead) {
-        sentAhead = ahead;
-    }
-
-    /** The batch sent ahead, handed to the caller, which opens it (null when there is none). */
-    SentAhead takeSentAhead() {
-        SentAhead taken = sentAhead;
-        sentAhead = null;
-        return taken;
-    }
-
-    /** DELIVERED to RESTING: the batch was acked, the reader may read again at once. */
-    void batchFinished(long now) {
+    private void finish() {
         ackWaitsForTick = false;
         if (batch != null) {
             lastBatchEvents = batch.size();
         }
         batch = null;
-        nextAttemptNanos = now;
-    }
-
-    /** The right to read was kept (or the reader read, which keeps it) until {@code nanos}. */
-    void renewAt(long nanos) {
-        nextRenewalNanos = nanos;
     }
 }

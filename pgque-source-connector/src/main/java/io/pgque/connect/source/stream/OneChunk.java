@@ -43,7 +43,7 @@ final class OneChunk implements HandOver {
                     out.addAll(chunk);
                     cursor = (index + 1) % count;
                 }
-            } else if (lane.batch() != null && lane.batch().isDelivered() && !lane.next().held()
+            } else if (lane.batch() != null && lane.batch().isDelivered() && !lane.ahead().held()
                     && !steps.ackWaitsForTick(lane, now)) {
                 // A lane whose next batch is read ahead waits for its own turn, which acks and
                 // opens that batch in one step: acked here, the read-ahead would be given back

@@ -17,7 +17,6 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Reading ahead and sending ahead, for readers that read ahead (slots). Reading is what keeps a
@@ -32,6 +31,9 @@ import java.util.concurrent.CompletionException;
  * records simply no longer wait for that round trip, so Kafka is not left idle at every batch
  * boundary. They follow the current batch's in the producer, so per-key order holds; if the open
  * fails or the lease is lost, they are a prefix of what the slot delivers again.
+ *
+ * <p>This class decides when; each lane's {@link LaneAhead} holds the reads, and the lane's state
+ * changes only as {@link Steps} reports what was done.
  */
 final class Pipeline {
 
@@ -41,19 +43,16 @@ final class Pipeline {
     private final StreamEvents events;
     private final PollLoop loop;
     private final boolean sendAhead;
-    private final long renewEveryNanos;
 
     /**
-     * @param sendAhead       whether a batch read ahead may go out before the one before it is
-     *                        acked (never with transactions, nor where exactly-once resumes)
-     * @param renewEveryNanos how often a lease is renewed; a read-ahead running longer is given up on
+     * @param sendAhead whether a batch read ahead may go out before the one before it is acked
+     *                  (never with transactions, nor where exactly-once resumes)
      */
-    Pipeline(Chunks chunks, StreamEvents events, PollLoop loop, boolean sendAhead, long renewEveryNanos) {
+    Pipeline(Chunks chunks, StreamEvents events, PollLoop loop, boolean sendAhead) {
         this.chunks = chunks;
         this.events = events;
         this.loop = loop;
         this.sendAhead = sendAhead;
-        this.renewEveryNanos = renewEveryNanos;
     }
 
     /**
@@ -64,8 +63,8 @@ final class Pipeline {
      * batch's; if it found nothing (it ran after this batch was opened, say), the next batch is read now.
      */
     void startReadAhead(Lane lane, BatchPage first, CompletableFuture<Optional<ReadAhead>> readingAfter) {
-        AheadReader ahead = lane.ahead();
-        if (ahead == null || loop.stopping()) {
+        LaneAhead ahead = lane.ahead();
+        if (!ahead.reads() || loop.stopping()) {
             return;
         }
         if (!first.full() && first.messages().size() < chunks.chunkSize()) {
@@ -83,97 +82,36 @@ final class Pipeline {
         // is read into a cursor, in one scan, rather than as a page and a second scan for the rest.
         boolean large = first.full() && (first.messages().size() >= ahead.pageEvents()
                 || lane.lastBatchEvents() > ahead.pageEvents());
-        long batchId = lane.batch().batchId();
-        CompletableFuture<Optional<ReadAhead>> next = readingAfter == null ? ahead.start(batchId, large)
-                : readingAfter.handle((read, failure) -> failure == null && read.isPresent()
-                        ? CompletableFuture.completedFuture(read)
-                        : ahead.startOrNone(batchId, large)).thenCompose(f -> f);
-        if (next != null) {
-            lane.next().reading(next, System.nanoTime());
-            lane.next().readingAfter(ahead.after(batchId, next));
-            next.whenComplete((read, failure) -> loop.wake());
-        }
-    }
-
-    /** Drops the reads ahead of the lane's next batches (the batch they follow will not be acked by us). */
-    void dropAhead(Lane lane) {
-        if (lane.ahead() != null) {
-            lane.ahead().discard(lane.next().takeNext());
-            lane.ahead().discard(lane.next().takeAfterNext());
-        }
-    }
-
-    /** The batch read ahead of the lane's delivered one, once read: empty when none is, or reading it failed. */
-    Optional<ReadAhead> takeReadAhead(Lane lane) {
-        CompletableFuture<Optional<ReadAhead>> ahead = lane.next().takeNext();
-        if (ahead == null) {
-            return Optional.empty();
-        }
-        try {
-            return ahead.join();
-        } catch (CompletionException e) {
-            log.debug("Reading ahead of {} on {} failed; receiving the next batch the usual way: {}",
-                    lane.batch(), lane.reader().id().logName(), e.getCause().getMessage());
-            return Optional.empty();
-        }
+        ahead.start(lane.batch().batchId(), large, readingAfter, loop::wake);
     }
 
     /**
      * Acks the lane's delivered batch {@code done} and opens {@code ahead} after it, in one
-     * transaction. Leaves the lane resting (its batch finished); on a transient failure changes
-     * nothing (the read-ahead is put back for the next pass) and throws.
+     * transaction, and counts it; the caller applies the change to the lane. On a transient
+     * failure changes nothing (a read-ahead taken from the lane, {@code taken}, is put back for
+     * the next pass) and throws.
      *
      * @return false when the slot moved otherwise in between (the engine then opened nothing)
      * @throws LostException when the lease is gone; the read-ahead is dropped
      */
-    boolean ackThenOpen(Lane lane, StreamedBatch done, ReadAhead ahead, long now) throws LostException {
-        boolean opened;
-        try {
-            opened = lane.ahead().ackAndOpen(done.batchId(), ahead);
-        } catch (LostException e) {
-            lane.ahead().discard(ahead);
-            throw e;
-        } catch (RuntimeException e) {
-            // Nothing changed; the next pass tries again with the same read-ahead.
-            if (lane.sentAhead() == null) {
-                lane.next().reading(CompletableFuture.completedFuture(Optional.of(ahead)), lane.next().since());
-            }
-            throw e;
-        }
+    boolean ackThenOpen(Lane lane, StreamedBatch done, ReadAhead ahead, boolean taken) throws LostException {
+        boolean opened = lane.ahead().ackThenOpen(done.batchId(), ahead, taken);
         ReaderId reader = lane.reader().id();
-        lane.batchFinished(now);
         events.batchAcked(reader, Chunks.clamp(done.size()));
         if (!opened) {
-            lane.ahead().discard(ahead);
             log.info("Batch {} read ahead on {} could not be opened (the slot moved in between); receiving the "
                     + "usual way", ahead.batchId(), reader.logName());
             return false;
         }
-        lane.ahead().opened(ahead);
-        events.batchReadAhead(reader);
-        if (ahead.shared()) {
-            events.batchReadAheadWithoutScan(reader);
-        }
+        readAheadOpened(reader, ahead);
         return true;
     }
 
-    /**
-     * Acks the lane's delivered batch and opens the one sent ahead after it, in one transaction.
-     * Leaves the lane streaming the batch sent ahead; resting when the engine would not open it
-     * (what went out of it comes again). A transient failure changes nothing: the next pass tries
-     * again.
-     *
-     * @throws LostException when the lease is gone, and with it the batch sent ahead
-     */
-    void ackAndOpenSentAhead(Lane lane, long now) throws LostException {
-        SentAhead next = lane.sentAhead();
-        boolean opened = ackThenOpen(lane, lane.batch(), next.read(), now);
-        lane.takeSentAhead();
-        lane.renewAt(now + renewEveryNanos);
-        if (opened) {
-            CompletableFuture<Optional<ReadAhead>> readingAfter = lane.next().takeAfterNext();
-            lane.batchStarted(next.batch(), next.larger(), Lane.TICKS_UNKNOWN);
-            startReadAhead(lane, next.read().batch().first(), readingAfter);
+    /** Counts a batch read ahead and opened. */
+    void readAheadOpened(ReaderId reader, ReadAhead read) {
+        events.batchReadAhead(reader);
+        if (read.shared()) {
+            events.batchReadAheadWithoutScan(reader);
         }
     }
 
@@ -189,16 +127,23 @@ final class Pipeline {
                 || !current.atMostAChunkOutstanding() || lane.needsDeliveryCheck() || loop.stopping()) {
             return false;
         }
-        Optional<ReadAhead> next = lane.next().ifRead();
+        Optional<ReadAhead> next = lane.ahead().ifRead();
         return next.isPresent() && next.get().batch().rest() == null;
     }
 
-    /** Hands over the first chunk of the batch read ahead after the lane's current one, which stays unacked. */
-    List<SourceRecord> sendAhead(Lane lane) {
-        ReadAhead read = lane.next().takeNext().join().orElseThrow();
+    /**
+     * The first chunk of the batch read ahead after the lane's current one, which stays unacked,
+     * and the batch it goes out of, for the lane to hold as sent ahead.
+     */
+    SendingAhead sendAhead(Lane lane) {
+        ReadAhead read = lane.ahead().takeRead();
         Chunks.Opening next = chunks.opening(lane, read.batch());
-        lane.sendingAhead(new SentAhead(next.batch(), read, next.more()));
         events.batchSentAhead(lane.reader().id());
-        return chunks.emit(lane, next.batch(), next.first(), !next.more());
+        return new SendingAhead(new SentAhead(next.batch(), read, next.more()),
+                chunks.emit(lane, next.batch(), next.first(), !next.more()));
+    }
+
+    /** What {@link #sendAhead} hands over: the batch now sent ahead, and its first chunk's records (null: none). */
+    record SendingAhead(SentAhead sent, List<SourceRecord> records) {
     }
 }

@@ -13,7 +13,8 @@ package io.pgque.connect.source.stream;
  * out), and is {@link #DELIVERED} once Kafka has every record (or {@link #AWAITING_READ_AHEAD}
  * while the next batch is still being read ahead). Acking moves it back to resting or straight
  * to streaming the next batch. {@link Lane#state()} works the state out from what the poll thread
- * and Kafka's acknowledgements last did; the transitions are {@link Lane}'s methods.
+ * and Kafka's acknowledgements last did; the poll thread changes it only through
+ * {@link Lane#apply}, whose table says which {@link LaneChange} may come from which state.
  */
 public enum ReaderState {
 

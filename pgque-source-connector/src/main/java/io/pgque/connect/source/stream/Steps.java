@@ -9,10 +9,19 @@ import io.pgque.client.Message;
 import io.pgque.client.OpenedBatch;
 import io.pgque.client.ReadAhead;
 import io.pgque.connect.source.metrics.StreamEvents;
-import io.pgque.connect.source.reader.AheadReader;
 import io.pgque.connect.source.reader.BatchReader;
 import io.pgque.connect.source.reader.LostException;
 import io.pgque.connect.source.record.ReaderId;
+import io.pgque.connect.source.stream.LaneChange.AckAfterTick;
+import io.pgque.connect.source.stream.LaneChange.Acked;
+import io.pgque.connect.source.stream.LaneChange.Claimed;
+import io.pgque.connect.source.stream.LaneChange.FoundNothing;
+import io.pgque.connect.source.stream.LaneChange.Lost;
+import io.pgque.connect.source.stream.LaneChange.NotClaimed;
+import io.pgque.connect.source.stream.LaneChange.Renewed;
+import io.pgque.connect.source.stream.LaneChange.SentAheadOpened;
+import io.pgque.connect.source.stream.LaneChange.SentAheadOut;
+import io.pgque.connect.source.stream.LaneChange.Started;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +32,12 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What one reader does on its turn, by its {@link ReaderState}: claim and receive, read on, ack
- * and open the next batch, send ahead; and on the side, keep its right to read alive, ack. Every
- * database call changes the lane only once it succeeded, so a transient failure leaves it as it
- * was and the next pass does the same work again; a lost lease or batch drops what was in flight.
+ * and open the next batch, send ahead; and on the side, keep its right to read alive, ack. Each
+ * step makes its database calls, then reports what they did to the lane as a {@link LaneChange}
+ * (the lane's table checks it may come from where the lane stands); {@link Pipeline} and
+ * {@link Chunks} only answer. A lane changes only once a call succeeded, so a transient failure
+ * leaves it as it was and the next pass does the same work again; a lost lease or batch drops
+ * what was in flight.
  */
 final class Steps {
 
@@ -55,8 +67,7 @@ final class Steps {
             case DELIVERED -> ackWaitsForTick(lane, now) ? null : ackAndReceive(lane, now);
             case AWAITING_READ_AHEAD -> ackAndReceive(lane, now);
             case STREAMING -> readOn(lane);
-            case BACK_PRESSURED, AWAITING_KAFKA, SENT_AHEAD ->
-                    pipeline.canSendAhead(lane) ? pipeline.sendAhead(lane) : null;
+            case BACK_PRESSURED, AWAITING_KAFKA, SENT_AHEAD -> pipeline.canSendAhead(lane) ? sendAhead(lane) : null;
         };
     }
 
@@ -89,7 +100,7 @@ final class Steps {
         StreamedBatch batch = lane.batch();
         if (lane.ticksBeforeOpen() == Lane.TICKS_UNKNOWN || loop.ticksHeard() != lane.ticksBeforeOpen()
                 || !lane.reader().waitsForTicks() || !loop.hearsTicks() || loop.stopping() || lane.behind()
-                || lane.sentAhead() != null || lane.next().held() || lane.next().pending() || batch == null
+                || lane.sentAhead() != null || lane.ahead().held() || batch == null
                 || batch.size() >= chunks.chunkSize()) {
             return false;
         }
@@ -97,7 +108,7 @@ final class Steps {
         if (now >= deadline) {
             return false;
         }
-        lane.ackAfterTick(deadline);
+        lane.apply(new AckAfterTick(deadline));
         return true;
     }
 
@@ -108,12 +119,15 @@ final class Steps {
 
     List<SourceRecord> receive(Lane lane) {
         if (!lane.leased() && !claim(lane)) {
-            lane.restUntil(System.nanoTime() + loop.restNanos());
+            lane.apply(new NotClaimed(System.nanoTime() + loop.restNanos()));
             return null;
         }
         Optional<OpenedBatch> received;
         try {
-            Optional<ReadAhead> first = lane.firstOfLease() ? openFirstShared(lane) : Optional.empty();
+            // A new lease's first batch may come from the scan the stream's slots share.
+            Optional<ReadAhead> first = lane.firstOfLease()
+                    ? lane.ahead().openFirst(lane.reader().id().logName()) : Optional.empty();
+            first.ifPresent(read -> pipeline.readAheadOpened(lane.reader().id(), read));
             received = first.isPresent() ? Optional.of(first.get().batch())
                     : lane.reader().open(lane.behind(), chunks.chunkSize());
         } catch (LostException e) {
@@ -121,47 +135,6 @@ final class Steps {
             return null;
         }
         return emit(lane, received, System.nanoTime(), null);
-    }
-
-    /**
-     * The first batch of a lease, read in the scan the stream's slots share and opened; empty
-     * where the reader reads no such scan, when it found nothing, when the read failed (as any
-     * read-ahead, it is not reported: the usual receive follows and meets a lasting fault), or
-     * when the slot moved in between.
-     */
-    private Optional<ReadAhead> openFirstShared(Lane lane) throws LostException {
-        AheadReader ahead = lane.ahead();
-        if (ahead == null) {
-            return Optional.empty();
-        }
-        Optional<ReadAhead> first;
-        try {
-            first = ahead.first();
-        } catch (RuntimeException e) {
-            log.debug("Reading the first batch of {} in its stream's shared scan failed; receiving it the usual way",
-                    lane.reader().id().logName(), e);
-            return Optional.empty();
-        }
-        if (first.isEmpty()) {
-            return first;
-        }
-        boolean opened;
-        try {
-            opened = ahead.open(first.get());
-        } catch (LostException | RuntimeException e) {
-            ahead.discard(first.get());
-            throw e;
-        }
-        if (!opened) {
-            ahead.discard(first.get());
-            return Optional.empty();
-        }
-        ahead.opened(first.get());
-        events.batchReadAhead(lane.reader().id());
-        if (first.get().shared()) {
-            events.batchReadAheadWithoutScan(lane.reader().id());
-        }
-        return first;
     }
 
     /**
@@ -173,24 +146,25 @@ final class Steps {
         StreamedBatch done = lane.batch();
         if (lane.sentAhead() != null) {
             try {
-                pipeline.ackAndOpenSentAhead(lane, now);
+                ackSentAhead(lane, now);
             } catch (LostException e) {
                 lose(lane, e);
                 return null;
             }
             return lane.batch() == null ? receive(lane) : lane.batch().readyForMore() ? readOn(lane) : null;
         }
-        if (lane.next().pending()) {
-            if (now - lane.next().since() < renewEveryNanos) {
+        LaneAhead ahead = lane.ahead();
+        if (ahead.pending()) {
+            if (now - ahead.since() < renewEveryNanos) {
                 return null; // the read-ahead is nearly always the sooner way on; its end wakes the poll
             }
             log.warn("Reading ahead of {} on {} has taken over {} ms; receiving the next batch the usual way", done,
                     lane.reader().id().logName(), renewEveryNanos / 1_000_000);
-            pipeline.dropAhead(lane);
+            ahead.drop();
         }
-        Optional<ReadAhead> ahead = pipeline.takeReadAhead(lane);
-        if (ahead.isPresent()) {
-            return ackAndOpen(lane, done, ahead.get(), now);
+        Optional<ReadAhead> read = ahead.take(done, lane.reader().id().logName());
+        if (read.isPresent()) {
+            return ackAndOpen(lane, done, read.get(), now);
         }
         Optional<OpenedBatch> received;
         try {
@@ -199,24 +173,52 @@ final class Steps {
             lose(lane, e);
             return null;
         }
-        lane.batchFinished(now);
+        lane.apply(new Acked(now, now + renewEveryNanos));
         events.batchAcked(lane.reader().id(), Chunks.clamp(done.size()));
         return emit(lane, received, System.nanoTime(), null);
     }
 
-    /** Acks and opens the batch read ahead; when the slot moved otherwise in between, receives the usual way. */
-    private List<SourceRecord> ackAndOpen(Lane lane, StreamedBatch done, ReadAhead ahead, long now) {
+    /** Acks the delivered batch and opens the one read ahead; when the slot moved otherwise in between, receives the usual way. */
+    private List<SourceRecord> ackAndOpen(Lane lane, StreamedBatch done, ReadAhead read, long now) {
         boolean opened;
         try {
-            opened = pipeline.ackThenOpen(lane, done, ahead, now);
+            opened = pipeline.ackThenOpen(lane, done, read, true);
         } catch (LostException e) {
             lose(lane, e);
             return null;
         }
+        CompletableFuture<Optional<ReadAhead>> readingAfter = lane.ahead().takeAfterNext();
+        lane.apply(new Acked(now, now + renewEveryNanos));
         if (!opened) {
+            lane.ahead().discard(readingAfter);
             return receive(lane);
         }
-        return emit(lane, Optional.of(ahead.batch()), System.nanoTime(), lane.next().takeAfterNext());
+        return emit(lane, Optional.of(read.batch()), System.nanoTime(), readingAfter);
+    }
+
+    /**
+     * Acks the lane's delivered batch and opens the one sent ahead after it, in one transaction:
+     * the lane then streams the batch sent ahead, or rests when the engine would not open it (what
+     * went out of it comes again). A transient failure changes nothing: the next pass tries again.
+     *
+     * @throws LostException when the lease is gone, and with it the batch sent ahead
+     */
+    private void ackSentAhead(Lane lane, long now) throws LostException {
+        SentAhead sent = lane.sentAhead();
+        if (!pipeline.ackThenOpen(lane, lane.batch(), sent.read(), false)) {
+            lane.apply(new Acked(now, now + renewEveryNanos));
+            return;
+        }
+        CompletableFuture<Optional<ReadAhead>> readingAfter = lane.ahead().takeAfterNext();
+        lane.apply(new SentAheadOpened(now + renewEveryNanos));
+        pipeline.startReadAhead(lane, sent.read().batch().first(), readingAfter);
+    }
+
+    /** Hands over the first chunk of the batch read ahead after the lane's current one, which stays unacked. */
+    private List<SourceRecord> sendAhead(Lane lane) {
+        Pipeline.SendingAhead out = pipeline.sendAhead(lane);
+        lane.apply(new SentAheadOut(out.sent()));
+        return out.records();
     }
 
     /**
@@ -236,14 +238,12 @@ final class Steps {
      */
     private List<SourceRecord> emit(Lane lane, Optional<OpenedBatch> received, long now,
                                     CompletableFuture<Optional<ReadAhead>> readingAfter) {
-        lane.renewAt(now + renewEveryNanos);
         if (received.isEmpty()) {
-            lane.caughtUp();
-            lane.restUntil(now + emptyRestNanos(lane));
+            lane.apply(new FoundNothing(now + renewEveryNanos, now + emptyRestNanos(lane)));
             return null;
         }
         Chunks.Opening opening = chunks.opening(lane, received.get());
-        lane.batchStarted(opening.batch(), opening.more(), ticksBeforeCall);
+        lane.apply(new Started(opening.batch(), opening.more(), ticksBeforeCall, now + renewEveryNanos));
         pipeline.startReadAhead(lane, received.get().first(), readingAfter);
         return chunks.emit(lane, opening.batch(), opening.first(), !opening.more());
     }
@@ -282,7 +282,7 @@ final class Steps {
         if (!lane.reader().claim()) {
             return false;
         }
-        lane.leaseAcquired(System.nanoTime() + renewEveryNanos);
+        lane.apply(new Claimed(System.nanoTime() + renewEveryNanos));
         events.leaseAcquired(lane.reader().id());
         return true;
     }
@@ -297,12 +297,12 @@ final class Steps {
             return;
         }
         switch (kept) {
-            case KEPT -> lane.renewAt(now + renewEveryNanos);
-            case NOT_NOW -> lane.renewAt(now + loop.restNanos());
+            case KEPT -> lane.apply(new Renewed(now + renewEveryNanos));
+            case NOT_NOW -> lane.apply(new Renewed(now + loop.restNanos()));
             case TAKEN_OVER -> {
                 // Whatever we had in flight may have been handled by the other owner: start afresh.
                 lose(lane, null);
-                lane.leaseAcquired(now + renewEveryNanos);
+                lane.apply(new Claimed(now + renewEveryNanos));
                 events.leaseAcquired(lane.reader().id());
             }
         }
@@ -312,7 +312,7 @@ final class Steps {
     void ack(Lane lane, long now) {
         try {
             if (lane.sentAhead() != null) {
-                pipeline.ackAndOpenSentAhead(lane, now);
+                ackSentAhead(lane, now);
                 return;
             }
             StreamedBatch batch = lane.batch();
@@ -320,9 +320,8 @@ final class Steps {
                 log.debug("{} was already finished", batch);
             }
             // A read ahead of the next batch is not opened by a plain ack: give back what it holds.
-            pipeline.dropAhead(lane);
-            lane.batchFinished(now);
-            lane.renewAt(now + renewEveryNanos);
+            lane.ahead().drop();
+            lane.apply(new Acked(now, now + renewEveryNanos));
             events.batchAcked(lane.reader().id(), Chunks.clamp(batch.size()));
         } catch (LostException e) {
             lose(lane, e);
@@ -335,9 +334,8 @@ final class Steps {
         StreamedBatch dropped = lane.batch();
         if (dropped != null) {
             dropped.closeCursor();
-            pipeline.dropAhead(lane);
         }
-        lane.leaseLost(System.nanoTime());
+        lane.apply(new Lost(System.nanoTime())); // gives back the reads ahead too
         events.leaseLost(reader);
         log.warn("Lost {}: {}. {} Will read it again when it is free.", reader.logName(),
                 why == null ? "another worker owned it in between" : why.getMessage(),
