@@ -77,6 +77,36 @@ record CpuUse(long jvmNanos, long pgNanos, Map<Long, Long> sessionTicks) {
         return pgNanos < 0 ? Double.NaN : sessionNanos() / 1_000.0 / events;
     }
 
+    /**
+     * The sessions' CPU per event by who asked for it: the {@code application_name} of each
+     * session alive now (a connector's pools name themselves after the pool, task numbers
+     * folded into "N"; WAL senders by their backend type), largest first. Meaningful on a
+     * {@link #since} difference taken just before, while the sessions of the window still run;
+     * a session gone since counts as "(ended)".
+     */
+    String sessionsByApplication(Connection c, long events) throws SQLException {
+        if (pgNanos < 0) {
+            return "";
+        }
+        Map<Long, String> names = new HashMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select pid, coalesce(nullif(application_name, ''), backend_type) "
+                     + "from pg_stat_activity")) {
+            while (rs.next()) {
+                names.put(rs.getLong(1), rs.getString(2).replaceAll("-\\d+(?=-|$)", "-N"));
+            }
+        }
+        Map<String, Long> ticks = new java.util.TreeMap<>();
+        sessionTicks.forEach((pid, t) -> ticks.merge(names.getOrDefault(pid, "(ended)"), t, Long::sum));
+        StringBuilder out = new StringBuilder();
+        ticks.entrySet().stream().filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(e -> out.append(out.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
+                        .append(String.format(java.util.Locale.ROOT, "%.1f",
+                                e.getValue() * NANOS_PER_TICK / 1_000.0 / events)));
+        return out.toString();
+    }
+
     /** Microseconds of CPU per event on each side. */
     double jvmMicrosPer(long events) {
         return jvmNanos / 1_000.0 / events;

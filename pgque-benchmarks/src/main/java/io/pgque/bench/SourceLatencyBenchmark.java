@@ -210,9 +210,13 @@ final class SourceLatencyBenchmark {
                 threadsAfter.nanosSince(threadsBefore, name -> name.contains(queue)) / 1_000.0 / events,
                 used.sessionMicrosPer(events), used.pgMicrosPer(events)};
         cpuPerEvent.put(what, perEvent);
+        String bySession;
+        try (Connection c = server.connect()) {
+            bySession = used.sessionsByApplication(c, events) + oldestSnapshot(c);
+        }
         cpuUse.put(what, String.format(Locale.ROOT, "%d events, µs an event: JVM %.1f, connector %.1f, "
-                        + "PostgreSQL sessions %.1f, PostgreSQL all %.1f", events, perEvent[0], perEvent[1], perEvent[2],
-                perEvent[3]));
+                        + "PostgreSQL sessions %.1f (%s), PostgreSQL all %.1f", events, perEvent[0], perEvent[1],
+                perEvent[2], bySession, perEvent[3]));
         if (PROFILE) {
             threads.put(what, threadsAfter.busiestSince(threadsBefore, (System.nanoTime() - started) / 1e9, 12));
         }
@@ -406,6 +410,41 @@ final class SourceLatencyBenchmark {
             kafka.removeConnector(queue, () -> SourceBenchmark.leasedSlots(c, queue) == 0);
             dropQueue(c, queue);
         }
+    }
+
+    /**
+     * The session holding the oldest snapshot now, and for how long, when one holds it over a
+     * second: a snapshot held that long keeps every row version the engine's busy tables (ticks,
+     * subscriptions, leases) have shed since, and each of their reads walks past them.
+     */
+    private static String oldestSnapshot(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select coalesce(nullif(application_name, ''), backend_type), state, "
+                     + "extract(epoch from now() - xact_start) from pg_stat_activity "
+                     + "where backend_xmin is not null and pid <> pg_backend_pid() "
+                     + "and xact_start < now() - interval '1 second' order by xact_start limit 1")) {
+            String oldest = rs.next() ? String.format(Locale.ROOT, "; oldest snapshot: %s (%s) for %.0f s",
+                    rs.getString(1), rs.getString(2), rs.getDouble(3)) : "";
+            return oldest + deadRows(c);
+        }
+    }
+
+    /** The engine's tables with the most dead row versions now, and when autovacuum last cleaned them. */
+    private static String deadRows(Connection c) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select relname, n_dead_tup, n_live_tup, "
+                     + "extract(epoch from now() - greatest(last_autovacuum, last_vacuum))::int, "
+                     + "pg_total_relation_size(relid) / 1024 from pg_stat_user_tables "
+                     + "where schemaname = 'pgque' and n_dead_tup > 100 order by n_dead_tup desc limit 4")) {
+            while (rs.next()) {
+                out.append(out.length() == 0 ? "; dead rows: " : ", ").append(rs.getString(1)).append(' ')
+                        .append(rs.getLong(2)).append(" (live ").append(rs.getLong(3)).append(", vacuumed ")
+                        .append(rs.getObject(4) == null ? "never" : rs.getInt(4) + " s ago").append(", ")
+                        .append(rs.getLong(5)).append(" kB)");
+            }
+        }
+        return out.toString();
     }
 
     private static long ticks(Connection c, String queue) throws SQLException {
