@@ -12,7 +12,8 @@
 -- Internal: the queue row, or a PQ001 error naming the queue.
 CREATE OR REPLACE FUNCTION pgque.queue_row(i_queue text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     q pgque.queue;
 BEGIN

@@ -91,7 +91,8 @@ $$;
 -- tickers' lock, ticker_round also before it takes any lock.
 CREATE OR REPLACE FUNCTION pgque.tick_due(i_q pgque.queue, i_last pgque.tick)
 RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_lag interval := now() - i_last.tick_time;
     v_new bigint;
@@ -272,7 +273,8 @@ $$;
 -- decides to lock anything. The core holds no events.
 CREATE OR REPLACE FUNCTION pgque.hook_has_due_events(i_q pgque.queue)
 RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN false;
 END
@@ -317,7 +319,8 @@ $$;
 -- moment is left to the next round. Otherwise returns how many queues ticked.
 CREATE OR REPLACE FUNCTION pgque.ticker_round(i_period interval)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     q pgque.queue;
     v_last pgque.tick;

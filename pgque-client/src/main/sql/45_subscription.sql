@@ -53,7 +53,8 @@ $$;
 -- lock is the receive lock), or NULL fields when the consumer is not subscribed.
 CREATE OR REPLACE FUNCTION pgque.sub_lock(i_queue_id int4, i_consumer text)
 RETURNS pgque.subscription
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     s pgque.subscription;
 BEGIN

@@ -29,7 +29,8 @@ $$;
 -- that chooses the batch's end, so both see one snapshot. The core sets no limit.
 CREATE OR REPLACE FUNCTION pgque.hook_batch_end_cap(i_queue_id int4, i_consumer text)
 RETURNS bigint
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN NULL;
 END
@@ -41,7 +42,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.hook_slot_scan_sql(i_q pgque.queue, i_sub pgque.subscription, i_snap1 pg_snapshot,
     i_snap2 pg_snapshot, i_batch_id bigint, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_messages boolean)
 RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN pgque.window_scan_sql(i_q, i_sub.sub_id, i_snap1, i_snap2, i_after_ev_id, i_limit, i_slot, i_n,
                                  CASE WHEN i_messages THEN i_batch_id END);
@@ -68,7 +70,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.batch_next_tick(i_last pgque.tick, i_min_lag interval, i_min_count int4,
     i_min_interval interval)
 RETURNS pgque.tick
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_next pgque.tick;
 BEGIN
@@ -95,7 +98,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.batch_window_tick(i_last pgque.tick, i_first pgque.tick, i_window_events bigint,
     i_cap bigint, i_min_lag interval)
 RETURNS pgque.tick
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN coalesce(
         (SELECT t FROM pgque.tick t
@@ -138,7 +142,8 @@ CREATE OR REPLACE FUNCTION pgque.batch_open(i_queue text, i_consumer text,
     OUT batch_id bigint, OUT cur_tick_id bigint, OUT prev_tick_id bigint,
     OUT cur_tick_time timestamptz, OUT prev_tick_time timestamptz,
     OUT cur_tick_event_seq bigint, OUT prev_tick_event_seq bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     q pgque.queue;
     s pgque.subscription;
@@ -230,7 +235,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.batch_scan_sql(i_batch_id bigint, i_after_ev_id bigint, i_limit int,
     i_slot int, i_n int, i_messages boolean)
 RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v record;
 BEGIN
@@ -318,7 +324,8 @@ $$;
 -- The cursor moves to the batch's end; a row of a mode keeps what its hook says.
 CREATE OR REPLACE FUNCTION pgque.batch_close(i_batch_id bigint)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     UPDATE pgque.subscription
        SET sub_last_tick = CASE WHEN sub_role = 'normal' THEN sub_next_tick

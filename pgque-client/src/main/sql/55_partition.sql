@@ -83,7 +83,8 @@ $$;
 -- Internal: checks names and returns the queue.
 CREATE OR REPLACE FUNCTION pgque.partition_check_names(i_queue text, i_consumer text)
 RETURNS pgque.queue
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     IF i_queue IS NULL OR i_queue = '' THEN
         RAISE EXCEPTION 'queue name must not be empty' USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:22023';
@@ -102,7 +103,8 @@ $$;
 -- Internal: the pinned N of a partitioned consumer, or a PQ006 error.
 CREATE OR REPLACE FUNCTION pgque.partition_pinned_n(i_q pgque.queue, i_consumer text)
 RETURNS int4
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_n int4;
 BEGIN
@@ -192,7 +194,8 @@ $$;
 -- at it); no limit otherwise. The read-ahead functions (59_partition_read_ahead.sql) ask it too.
 CREATE OR REPLACE FUNCTION pgque.hook_batch_end_cap(i_queue_id int4, i_consumer text)
 RETURNS bigint
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN (SELECT pc.seal_tick FROM pgque.partition_consumer pc
              WHERE pc.queue_id = i_queue_id AND pc.co_name = split_part(i_consumer, '#', 1)

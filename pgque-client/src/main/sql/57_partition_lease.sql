@@ -144,7 +144,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.slot_check_lease(i_queue text, i_consumer text, i_slot int, i_n int, i_worker text,
     i_renew boolean)
 RETURNS pgque.subscription
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     q pgque.queue;
     v_n int4;

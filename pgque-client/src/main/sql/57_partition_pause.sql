@@ -90,7 +90,8 @@ $$;
 -- Internal: whether slot subscription i_sub has a blocked key (released ones included).
 CREATE OR REPLACE FUNCTION pgque.slot_blocked(i_sub pgque.subscription)
 RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN EXISTS (SELECT 1 FROM pgque.partition_block
                     WHERE pb_queue = i_sub.sub_queue AND pb_consumer = i_sub.sub_consumer);
@@ -105,7 +106,8 @@ $$;
 CREATE OR REPLACE FUNCTION pgque.hook_slot_scan_sql(i_q pgque.queue, i_sub pgque.subscription, i_snap1 pg_snapshot,
     i_snap2 pg_snapshot, i_batch_id bigint, i_after_ev_id bigint, i_limit int, i_slot int, i_n int, i_messages boolean)
 RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_columns text;
     v_filter text;
@@ -191,7 +193,8 @@ $$;
 -- blocked; nothing when none is.
 CREATE OR REPLACE FUNCTION pgque.slot_block_open(i_sub pgque.subscription, i_batch_id bigint)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_keys text[];
     v_heads bigint[];
@@ -240,7 +243,8 @@ $$;
 -- head was nacked back into the retry queue; a released key with nothing set aside is forgotten.
 CREATE OR REPLACE FUNCTION pgque.slot_block_close(i_sub pgque.subscription, i_batch_id bigint)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_resumed bigint;
     h record;

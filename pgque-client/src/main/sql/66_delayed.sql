@@ -154,7 +154,8 @@ $$;
 -- Fills hook_has_due_events: whether queue i_q holds an event due now (one probe of the due index).
 CREATE OR REPLACE FUNCTION pgque.hook_has_due_events(i_q pgque.queue)
 RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 BEGIN
     RETURN EXISTS (SELECT 1 FROM pgque.delayed_events
                     WHERE de_queue_name = i_q.queue_name AND de_deliver_at <= now());
