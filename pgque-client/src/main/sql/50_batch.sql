@@ -238,23 +238,27 @@ RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pgque, pg_catalog, pg_temp
     SET enable_seqscan = off AS $$
 DECLARE
-    v record;
+    s pgque.subscription;
+    q pgque.queue;
+    v_snap1 pg_snapshot;
+    v_snap2 pg_snapshot;
 BEGIN
-    SELECT q AS queue, sub, sub.sub_id, t1.tick_snapshot AS snap1, t2.tick_snapshot AS snap2
-      INTO v
-      FROM pgque.subscription sub
-      JOIN pgque.queue q ON q.queue_id = sub.sub_queue
-      JOIN pgque.tick t1 ON t1.tick_queue = sub.sub_queue AND t1.tick_id = sub.sub_last_tick
-      JOIN pgque.tick t2 ON t2.tick_queue = sub.sub_queue AND t2.tick_id = sub.sub_next_tick
-     WHERE sub.sub_batch = i_batch_id;
-    IF NOT FOUND THEN
+    -- Row by row, each by its key: one join of the four, planned while the tables looked empty,
+    -- read whole indexes on every batch for the life of the session (enable_seqscan or not).
+    SELECT * INTO s FROM pgque.subscription WHERE sub_batch = i_batch_id;
+    IF FOUND THEN
+        SELECT tick_snapshot INTO v_snap1 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = s.sub_last_tick;
+        SELECT tick_snapshot INTO v_snap2 FROM pgque.tick WHERE tick_queue = s.sub_queue AND tick_id = s.sub_next_tick;
+    END IF;
+    IF v_snap1 IS NULL OR v_snap2 IS NULL THEN
         RAISE EXCEPTION 'batch not found: %', i_batch_id USING ERRCODE = 'P0001', CONSTRAINT = 'pgque:PQ003';
     END IF;
+    SELECT * INTO q FROM pgque.queue WHERE queue_id = s.sub_queue;
     IF i_n IS NOT NULL THEN
-        RETURN pgque.hook_slot_scan_sql(v.queue, v.sub, v.snap1, v.snap2, i_batch_id, i_after_ev_id, i_limit,
-                                        i_slot, i_n, i_messages);
+        RETURN pgque.hook_slot_scan_sql(q, s, v_snap1, v_snap2, i_batch_id, i_after_ev_id, i_limit, i_slot, i_n,
+                                        i_messages);
     END IF;
-    RETURN pgque.window_scan_sql(v.queue, v.sub_id, v.snap1, v.snap2, i_after_ev_id, i_limit, i_slot, i_n,
+    RETURN pgque.window_scan_sql(q, s.sub_id, v_snap1, v_snap2, i_after_ev_id, i_limit, i_slot, i_n,
                                  CASE WHEN i_messages THEN i_batch_id END);
 END
 $$;
